@@ -1,0 +1,51 @@
+# The README's commands. Each works as the only command on a fresh machine: `setup` creates the
+# virtualenv, installs the project with its dev extras, bun (from npm, for Reflex's frontend
+# build) and Debian's chromium (for the browser tests), and is a quick no-op once done.
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+TOOLS := .arena/tools
+BUN   := $(TOOLS)/node_modules/.bin/bun
+export PATH := $(CURDIR)/$(TOOLS)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
+export REFLEX_USE_SYSTEM_BUN := 1
+
+.PHONY: setup run test lint e2e bench clean
+
+setup: $(VENV)/.installed $(BUN)
+
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $@
+
+$(BUN):
+	@mkdir -p $(TOOLS)
+	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error bun@1
+
+/usr/bin/chromium:
+	@echo "installing Debian's chromium for the browser tests"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+
+# With no roster of its own and no keys, the product runs on the mock provider.
+run: setup
+	ARENA_MOCK_PROVIDER=$${ARENA_MOCK_PROVIDER:-1} \
+	ARENA_ALLOW_DEV_SECRET=$${ARENA_ALLOW_DEV_SECRET:-1} \
+	$(VENV)/bin/arena serve
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy arena_api arena_rating arena_app
+
+test: setup /usr/bin/chromium lint
+	$(PY) -m pytest
+
+e2e: setup /usr/bin/chromium
+	$(PY) -m pytest e2e
+
+bench: setup
+	$(PY) benchmarks/startup.py
+
+clean:
+	rm -rf .web .states $(TOOLS)

@@ -1,0 +1,3 @@
+from arena_api.cli import main
+
+main()

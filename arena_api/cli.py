@@ -1,0 +1,212 @@
+"""``arena``: serve the product and operate its database.
+
+Every command reads the environment through ``arena_api.settings``; a bad value ends the command
+with one line naming the variable (exit status 2), never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import httpx
+
+from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_postgres
+from arena_api.db.migrations import upgrade
+from arena_api.db.repository import SeedResult, seed_roster
+from arena_api.roster import RosterError, load_roster
+from arena_api.settings import Settings, SettingsError, load_settings, settings_markdown
+
+__all__ = ["main"]
+
+
+def _fail(message: str, status: int = 2) -> None:
+    click.echo(f"arena: {message}", err=True)
+    raise SystemExit(status)
+
+
+def _settings(*, serving: bool = False) -> Settings:
+    try:
+        settings = load_settings()
+        if serving:
+            settings.check_serving()
+    except SettingsError as exc:
+        _fail(str(exc))
+    return settings
+
+
+@contextlib.contextmanager
+def _database(settings: Settings) -> Iterator[str]:
+    """The URL of the product's database, starting the embedded server when none is configured."""
+    if settings.database_url is not None:
+        yield settings.database_url
+        return
+    try:
+        with embedded_postgres(settings.data_dir) as pg:
+            yield pg.url
+    except DatabaseUnavailable as exc:
+        _fail(str(exc), 1)
+
+
+async def _prepare(url: str, settings: Settings, *, seed: bool) -> SeedResult | None:
+    engine = create_engine(url)
+    try:
+        await upgrade(engine)
+        if not seed:
+            return None
+        return await seed_roster(engine, load_roster(settings.models_file))
+    finally:
+        await engine.dispose()
+
+
+def _run_prepare(url: str, settings: Settings, *, seed: bool) -> SeedResult | None:
+    try:
+        return asyncio.run(_prepare(url, settings, seed=seed))
+    except RosterError as exc:
+        _fail(str(exc))
+    except (OSError, ConnectionError) as exc:
+        _fail(f"the database at DATABASE_URL is unreachable: {exc}", 1)
+    return None
+
+
+@click.group()
+def cli() -> None:
+    """Arena: a self-hosted, blind, side-by-side LLM arena."""
+
+
+@cli.command()
+@click.option("--dev", is_flag=True, help="Reflex dev mode: hot reload, Vite on its own port.")
+def serve(dev: bool) -> None:
+    """Migrate, seed the roster, build the UI if stale, then serve UI and API on PORT."""
+    settings = _settings(serving=True)
+    with _database(settings) as url:
+        seeded = _run_prepare(url, settings, seed=True)
+        if seeded is not None:
+            click.echo(
+                f"arena: roster {settings.models_file}: {seeded.inserted} new, "
+                f"{seeded.updated} kept, {seeded.disabled} disabled"
+            )
+        from arena_app.build import ensure_frontend, reflex_env
+
+        env = reflex_env(dict(os.environ, DATABASE_URL=url))
+        if dev:
+            command = [
+                sys.executable,
+                "-m",
+                "reflex",
+                "run",
+                "--env",
+                "dev",
+                "--backend-port",
+                str(settings.port),
+            ]
+        else:
+            try:
+                built = ensure_frontend()
+            except RuntimeError as exc:
+                _fail(str(exc), 1)
+            if built is not None:
+                click.echo(f"arena: built the UI in {built:.1f}s")
+            command = [
+                sys.executable,
+                "-m",
+                "arena_app.server",
+                "--host",
+                settings.host,
+                "--port",
+                str(settings.port),
+                "--log-level",
+                settings.log_level,
+            ]
+        raise SystemExit(_supervise(command, env, settings.port, announce=not dev))
+
+
+def _supervise(command: list[str], env: dict[str, str], port: int, *, announce: bool) -> int:
+    """Run the server child until it exits; SIGINT/SIGTERM stop it, then the embedded database."""
+    child = subprocess.Popen(command, env=env, start_new_session=True)
+
+    def stop(signum: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    if announce and _wait_healthy(child, port):
+        click.echo(f"arena: ready at http://localhost:{port}/  (health: /health)")
+    try:
+        return child.wait()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
+
+
+def _wait_healthy(child: subprocess.Popen[bytes], port: int, timeout: float = 120) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and child.poll() is None:
+        with contextlib.suppress(httpx.HTTPError):
+            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
+                return True
+        time.sleep(0.2)
+    return False
+
+
+@cli.group()
+def db() -> None:
+    """Operate the database (the embedded one when DATABASE_URL is unset)."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Apply every pending migration."""
+    settings = _settings()
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+    click.echo("arena: database is at the newest migration")
+
+
+@db.command("seed")
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Roster file (default: ARENA_MODELS_FILE).",
+)
+def db_seed(path: Path | None) -> None:
+    """Load the model roster from YAML into `models` (idempotent)."""
+    settings = _settings()
+    if path is not None:
+        settings = dataclasses.replace(settings, models_file=path)
+    with _database(settings) as url:
+        result = _run_prepare(url, settings, seed=True)
+    assert result is not None
+    click.echo(
+        f"arena: roster {settings.models_file}: {result.inserted} new, {result.updated} kept, "
+        f"{result.disabled} disabled"
+    )
+
+
+@cli.command("settings")
+@click.option("--markdown", is_flag=True, help="Print the README's table of variables.")
+def show_settings(markdown: bool) -> None:
+    """Validate the environment and print the effective settings."""
+    if markdown:
+        click.echo(settings_markdown(), nl=False)
+        return
+    settings = _settings()
+    for name, value in settings.__dict__.items():
+        if name != "sources":
+            click.echo(f"{name} = {value!r}")
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,65 @@
+"""The model roster file (``models.yaml``), parsed and validated before it reaches the database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+__all__ = ["PROVIDERS", "Roster", "RosterError", "RosterModel", "load_roster"]
+
+Provider = Literal["google", "openai", "ollama", "vllm", "host-proxy", "mock"]
+PROVIDERS: tuple[str, ...] = ("google", "openai", "ollama", "vllm", "host-proxy", "mock")
+
+
+class RosterError(ValueError):
+    """The roster file is missing, not YAML, or not a valid roster."""
+
+
+class RosterModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    display_name: str = Field(min_length=1, max_length=200)
+    provider: Provider
+    provider_model_id: str = Field(min_length=1, max_length=400)
+    enabled: bool = True
+
+
+class Roster(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    models: tuple[RosterModel, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique(self) -> Roster:
+        keys = [(m.provider, m.provider_model_id) for m in self.models]
+        if len(set(keys)) != len(keys):
+            raise ValueError("a (provider, provider_model_id) pair appears twice")
+        enabled_names = [m.display_name for m in self.models if m.enabled]
+        if len(set(enabled_names)) != len(enabled_names):
+            raise ValueError("two enabled models share a display_name")
+        return self
+
+
+def load_roster(path: Path) -> Roster:
+    """Read and validate a roster file.
+
+    Raises:
+        RosterError: with one line saying which file and what is wrong.
+    """
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RosterError(f"cannot read the model roster {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise RosterError(f"the model roster {path} is not valid YAML: {exc}") from None
+    try:
+        return Roster.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise RosterError(
+            f"the model roster {path} is invalid at {where}: {first['msg']}"
+        ) from None

@@ -1,0 +1,581 @@
+"""Every environment variable the product reads, typed, with its default and range, in one place.
+
+``SETTINGS`` is the single declaration: ``load_settings`` parses the environment against it, the
+README's table is generated from it (``arena settings --markdown``) and a test keeps the two equal.
+
+A malformed or out-of-range value raises ``SettingsError``, whose message is one line naming the
+variable, the value and what is allowed; the CLI prints exactly that line and exits 2.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["SETTINGS", "Secret", "Setting", "Settings", "SettingsError", "load_settings"]
+
+
+class SettingsError(ValueError):
+    """A variable holds a value outside what its setting allows."""
+
+    def __init__(self, name: str, value: str, allowed: str) -> None:
+        self.name, self.value, self.allowed = name, value, allowed
+        super().__init__(f"invalid setting {name}={value!r}: {allowed}")
+
+
+class Secret:
+    """A string that never shows itself in a ``repr`` or a log line."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+Parser = Callable[[str], Any]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One environment variable: its name, default (as written in the environment) and parser."""
+
+    name: str
+    default: str | None
+    help: str
+    parse: Parser
+    allowed: str
+    attr: str = ""
+    aliases: tuple[str, ...] = ()
+    group: str = "app"
+
+    @property
+    def field(self) -> str:
+        return self.attr or self.name.lower().removeprefix("arena_")
+
+
+class _Invalid(ValueError):
+    pass
+
+
+def _integer(lo: int, hi: int) -> tuple[Parser, str]:
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw.strip())
+        except ValueError as exc:
+            raise _Invalid from exc
+        if not lo <= value <= hi:
+            raise _Invalid
+        return value
+
+    return parse, f"must be an integer in [{lo}, {hi}]"
+
+
+def _number(lo: float, hi: float, *, open_low: bool = False) -> tuple[Parser, str]:
+    def parse(raw: str) -> float:
+        try:
+            value = float(raw.strip())
+        except ValueError as exc:
+            raise _Invalid from exc
+        if value != value or not (lo < value if open_low else lo <= value) or value > hi:
+            raise _Invalid
+        return value
+
+    bracket = "(" if open_low else "["
+    return parse, f"must be a number in {bracket}{lo:g}, {hi:g}]"
+
+
+def _choice(*values: str) -> tuple[Parser, str]:
+    def parse(raw: str) -> str:
+        value = raw.strip().lower()
+        if value not in values:
+            raise _Invalid
+        return value
+
+    return parse, "must be one of " + " | ".join(values)
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _boolean() -> tuple[Parser, str]:
+    def parse(raw: str) -> bool:
+        value = raw.strip().lower()
+        if value in _TRUE:
+            return True
+        if value in _FALSE:
+            return False
+        raise _Invalid
+
+    return parse, "must be a boolean: 1/true/yes/on or 0/false/no/off"
+
+
+def _text(*, min_len: int = 0, max_len: int = 10_000, required: bool = False) -> tuple[Parser, str]:
+    def parse(raw: str) -> str | None:
+        value = raw.strip()
+        if not value and not required:
+            return None
+        if not min_len <= len(value) <= max_len:
+            raise _Invalid
+        return value
+
+    allowed = "any text" if min_len == 0 else f"text of {min_len} to {max_len} characters"
+    return parse, allowed
+
+
+def _secret(*, min_len: int = 1) -> tuple[Parser, str]:
+    text, _ = _text(min_len=min_len)
+
+    def parse(raw: str) -> Secret | None:
+        value = text(raw)
+        return None if value is None else Secret(value)
+
+    return parse, f"a secret of at least {min_len} characters"
+
+
+def _url(*schemes: str) -> tuple[Parser, str]:
+    def parse(raw: str) -> str | None:
+        value = raw.strip()
+        if not value:
+            return None
+        scheme, sep, rest = value.partition("://")
+        if not sep or scheme.lower() not in schemes or not rest:
+            raise _Invalid
+        return value.rstrip("/")
+
+    return parse, "must be a URL starting with " + " or ".join(f"{s}://" for s in schemes)
+
+
+def _path() -> tuple[Parser, str]:
+    def parse(raw: str) -> Path:
+        if not raw.strip():
+            raise _Invalid
+        return Path(raw.strip()).expanduser()
+
+    return parse, "must be a file system path"
+
+
+def _setting(
+    name: str, default: str | None, help: str, kind: tuple[Parser, str], **extra: Any
+) -> Setting:
+    parse, allowed = kind
+    return Setting(name, default, help, parse, allowed, **extra)
+
+
+_HTTP = ("http", "https")
+_PG = ("postgres", "postgresql", "postgresql+asyncpg")
+
+SETTINGS: tuple[Setting, ...] = (
+    # -- server ---------------------------------------------------------------------------------
+    _setting(
+        "PORT",
+        "3001",
+        "Port serving the UI, its event socket and the API.",
+        _integer(1, 65535),
+        attr="port",
+    ),
+    _setting(
+        "HOST",
+        "0.0.0.0",
+        "Address the server binds to.",
+        _text(min_len=1, max_len=255, required=True),
+        attr="host",
+    ),
+    _setting(
+        "DATABASE_URL",
+        None,
+        "PostgreSQL URL (`postgres://`, `postgresql://` or `postgresql+asyncpg://`). "
+        "Unset: an embedded PostgreSQL is started under `ARENA_DATA_DIR`.",
+        _url(*_PG),
+        attr="database_url",
+    ),
+    _setting(
+        "ARENA_DATA_DIR", ".arena", "Folder for local state: the embedded database, tools.", _path()
+    ),
+    _setting(
+        "ARENA_MODELS_FILE", "models.yaml", "YAML roster seeded into `models` at start.", _path()
+    ),
+    _setting(
+        "WEB_ORIGIN",
+        None,
+        "Extra CORS origin allowed to call the API from another host.",
+        _url(*_HTTP),
+        attr="web_origin",
+    ),
+    _setting(
+        "LOG_LEVEL",
+        "INFO",
+        "Log level of the server and the rating process.",
+        _choice("debug", "info", "warning", "error"),
+        attr="log_level",
+    ),
+    _setting("LOG_FORMAT", "text", "Log line format.", _choice("text", "json"), attr="log_format"),
+    # -- arena ----------------------------------------------------------------------------------
+    _setting(
+        "MATCHUP_TOKEN_SECRET",
+        None,
+        "HMAC secret that signs vote tokens. Required unless `ARENA_ALLOW_DEV_SECRET=1`.",
+        _secret(min_len=16),
+        attr="matchup_token_secret",
+        group="arena",
+    ),
+    _setting(
+        "ARENA_ALLOW_DEV_SECRET",
+        "0",
+        "Allow a generated development token secret when `MATCHUP_TOKEN_SECRET` is unset "
+        "(a loud warning is logged; votes do not survive a restart).",
+        _boolean(),
+        group="arena",
+    ),
+    _setting(
+        "HARNESS_VERSION",
+        "v1",
+        "Prompt/orchestration version stored on every matchup.",
+        _text(min_len=1, max_len=64, required=True),
+        attr="harness_version",
+        group="arena",
+    ),
+    _setting(
+        "MATCHMAKER",
+        "smart",
+        "Pair selection: `smart` (under-sampled, uncertain pairs) or `random` (uniform).",
+        _choice("smart", "random"),
+        attr="matchmaker",
+        group="arena",
+    ),
+    _setting(
+        "ARENA_TRIGGER",
+        "always",
+        "When the arena engages: every request, on opt-in, or sampled.",
+        _choice("always", "manual", "sampled"),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_SAMPLE_RATE",
+        "0",
+        "Engagement probability when `ARENA_TRIGGER=sampled`.",
+        _number(0, 1),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_EXPOSURE",
+        "blind",
+        "`blind`: both answers streamed and votable; `shadow`: "
+        "only the incumbent streamed, challenger logged.",
+        _choice("blind", "shadow"),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_DEFAULT_MODEL",
+        None,
+        "Model for single rounds and shadow incumbent: UUID, "
+        "provider model id, display name or `provider:provider_model_id`.",
+        _text(min_len=1, max_len=512),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_JOIN_WINDOW_MS",
+        "2000",
+        "How long the first of two sibling requests waits for its pair; 0 disables slot join.",
+        _integer(0, 60_000),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_JOIN_MAX_PENDING",
+        "256",
+        "Unpaired join scopes held at once; more are refused with `join_unavailable`.",
+        _integer(1, 100_000),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_JOIN_MAX_QUEUED_EVENTS",
+        "4096",
+        "Event backlog per joined connection before that slot fails.",
+        _integer(16, 1_000_000),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_SLOT_TIMEOUT_S",
+        "60",
+        "Seconds a slot may wait for its next token before it fails with `slot_error`.",
+        _number(0.1, 3600),
+        group="arena",
+    ),
+    # -- providers ------------------------------------------------------------------------------
+    _setting(
+        "ARENA_MOCK_PROVIDER",
+        "0",
+        "Register the deterministic, network-free `mock` provider.",
+        _boolean(),
+        group="providers",
+    ),
+    _setting(
+        "ARENA_MOCK_TOKENS_PER_SECOND",
+        "50",
+        "Mock streaming speed; 0 streams as fast as possible.",
+        _number(0, 1_000_000),
+        group="providers",
+    ),
+    _setting(
+        "ARENA_MOCK_TOKENS",
+        "60",
+        "Tokens in a mock answer.",
+        _integer(1, 100_000),
+        group="providers",
+    ),
+    _setting(
+        "OPENAI_API_KEY",
+        None,
+        "Key of the OpenAI-compatible provider.",
+        _secret(),
+        attr="openai_api_key",
+        group="providers",
+    ),
+    _setting(
+        "OPENAI_BASE_URL",
+        None,
+        "Base URL of the OpenAI-compatible provider (default: OpenAI's).",
+        _url(*_HTTP),
+        attr="openai_base_url",
+        group="providers",
+    ),
+    _setting(
+        "VLLM_BASE_URL",
+        None,
+        "Base URL of a vLLM server (OpenAI-compatible).",
+        _url(*_HTTP),
+        attr="vllm_base_url",
+        group="providers",
+    ),
+    _setting(
+        "VLLM_API_KEY",
+        None,
+        "Optional bearer token for vLLM.",
+        _secret(),
+        attr="vllm_api_key",
+        group="providers",
+    ),
+    _setting(
+        "OLLAMA_BASE_URL",
+        "http://localhost:11434",
+        "Ollama server (native `/api/chat`).",
+        _url(*_HTTP),
+        attr="ollama_base_url",
+        group="providers",
+    ),
+    _setting(
+        "GOOGLE_API_KEY",
+        None,
+        "Gemini API key.",
+        _secret(),
+        attr="google_api_key",
+        group="providers",
+    ),
+    _setting(
+        "GOOGLE_BASE_URL",
+        "https://generativelanguage.googleapis.com",
+        "Gemini API base URL.",
+        _url(*_HTTP),
+        attr="google_base_url",
+        group="providers",
+    ),
+    _setting(
+        "HOST_PROXY_URL",
+        None,
+        "Host-owned OpenAI-compatible proxy; upstream keys stay with the host.",
+        _url(*_HTTP),
+        attr="host_proxy_url",
+        group="providers",
+    ),
+    _setting(
+        "HOST_PROXY_TOKEN",
+        None,
+        "Optional bearer token for the host proxy.",
+        _secret(),
+        attr="host_proxy_token",
+        group="providers",
+    ),
+    # -- rating process -------------------------------------------------------------------------
+    _setting(
+        "ARENA_RATING_WORKER",
+        "embedded",
+        "`embedded`: `arena serve` supervises the rating "
+        "process; `off`: it runs as its own service.",
+        _choice("embedded", "off"),
+        group="rating",
+    ),
+    _setting(
+        "RATING_REFIT_INTERVAL_S",
+        "300",
+        "Seconds between refits in `--loop` mode.",
+        _number(1, 86_400),
+        attr="rating_refit_interval_s",
+        aliases=("REFIT_INTERVAL_SECONDS",),
+        group="rating",
+    ),
+    _setting(
+        "FULL_REFIT_EVERY",
+        "12",
+        "Warm refits between cold from-scratch fits; 0 never refits cold.",
+        _integer(0, 100_000),
+        attr="full_refit_every",
+        group="rating",
+    ),
+    _setting(
+        "RATING_RIDGE",
+        "0.01",
+        "Ridge-prior strength of the default fit (log-odds scale).",
+        _number(0, 100, open_low=True),
+        attr="rating_ridge",
+        group="rating",
+    ),
+    _setting(
+        "STYLE_RIDGE",
+        "0.05",
+        "Ridge-prior strength of the style-controlled fit.",
+        _number(0, 100, open_low=True),
+        attr="style_ridge",
+        group="rating",
+    ),
+    _setting(
+        "ANOMALY_ALPHA",
+        "0.05",
+        "Family-wise significance of the anomaly screen (Bonferroni over its three tests).",
+        _number(0, 0.5, open_low=True),
+        attr="anomaly_alpha",
+        group="rating",
+    ),
+    _setting(
+        "ANOMALY_MIN_GAP_S",
+        "1.5",
+        "Median seconds between a session's votes below which it is flagged as automated.",
+        _number(0, 3600),
+        attr="anomaly_min_gap_s",
+        group="rating",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The parsed environment. Build it with ``load_settings``."""
+
+    port: int
+    host: str
+    database_url: str | None
+    data_dir: Path
+    models_file: Path
+    web_origin: str | None
+    log_level: str
+    log_format: str
+    matchup_token_secret: Secret | None
+    allow_dev_secret: bool
+    harness_version: str
+    matchmaker: str
+    trigger: str
+    sample_rate: float
+    exposure: str
+    default_model: str | None
+    join_window_ms: int
+    join_max_pending: int
+    join_max_queued_events: int
+    slot_timeout_s: float
+    mock_provider: bool
+    mock_tokens_per_second: float
+    mock_tokens: int
+    openai_api_key: Secret | None
+    openai_base_url: str | None
+    vllm_base_url: str | None
+    vllm_api_key: Secret | None
+    ollama_base_url: str | None
+    google_api_key: Secret | None
+    google_base_url: str | None
+    host_proxy_url: str | None
+    host_proxy_token: Secret | None
+    rating_worker: str
+    rating_refit_interval_s: float
+    full_refit_every: int
+    rating_ridge: float
+    style_ridge: float
+    anomaly_alpha: float
+    anomaly_min_gap_s: float
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def async_database_url(self) -> str | None:
+        """``DATABASE_URL`` with the scheme SQLAlchemy's asyncpg dialect expects."""
+        if self.database_url is None:
+            return None
+        scheme, _, rest = self.database_url.partition("://")
+        return (
+            f"postgresql+asyncpg://{rest}" if scheme != "postgresql+asyncpg" else self.database_url
+        )
+
+    def check_serving(self) -> None:
+        """Cross-variable rules that only matter to a serving process.
+
+        Raises:
+            SettingsError: a combination of values cannot serve.
+        """
+        if self.matchup_token_secret is None and not self.allow_dev_secret:
+            raise SettingsError(
+                "MATCHUP_TOKEN_SECRET",
+                "",
+                "required (at least 16 characters) unless ARENA_ALLOW_DEV_SECRET=1",
+            )
+        needs_default = self.trigger != "always" or self.exposure == "shadow"
+        if needs_default and self.default_model is None:
+            reason = (
+                f"ARENA_TRIGGER={self.trigger}"
+                if self.trigger != "always"
+                else "ARENA_EXPOSURE=shadow"
+            )
+            raise SettingsError("ARENA_DEFAULT_MODEL", "", f"required when {reason}")
+
+
+def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
+    """Parse the environment (``os.environ`` by default) against ``SETTINGS``.
+
+    Raises:
+        SettingsError: the first variable whose value is malformed or out of range.
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    for setting in SETTINGS:
+        name = next((n for n in (setting.name, *setting.aliases) if n in env), setting.name)
+        raw = env.get(name, setting.default)
+        sources[setting.name] = "env" if name in env else "default"
+        if raw is None:
+            values[setting.field] = None
+            continue
+        try:
+            values[setting.field] = setting.parse(raw)
+        except _Invalid:
+            raise SettingsError(name, raw, setting.allowed) from None
+    return Settings(**values, sources=sources)
+
+
+def settings_markdown() -> str:
+    """The README's table of environment variables, generated from ``SETTINGS``."""
+    lines = ["| Variable | Default | Allowed | Purpose |", "|---|---|---|---|"]
+    for s in SETTINGS:
+        default = "—" if s.default is None else f"`{s.default}`"
+        names = " / ".join(f"`{n}`" for n in (s.name, *s.aliases))
+        lines.append(f"| {names} | {default} | {s.allowed} | {s.help} |")
+    return "\n".join(lines) + "\n"

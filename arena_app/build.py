@@ -1,0 +1,89 @@
+"""Build the Reflex frontend only when its inputs changed.
+
+The inputs are the UI sources (``arena_app/``), ``rxconfig.py``, ``assets/`` and the Reflex
+version; their digest is stored beside the build. Node/bun are needed only here, never at run time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+__all__ = [
+    "ROOT",
+    "build_frontend",
+    "ensure_frontend",
+    "frontend_digest",
+    "is_frontend_fresh",
+    "reflex_env",
+]
+
+ROOT = Path(__file__).resolve().parents[1]
+_BUILD = ROOT / ".web" / "build" / "client"
+_STAMP = ROOT / ".web" / "arena-build.digest"
+
+
+def _inputs() -> list[Path]:
+    files = [ROOT / "rxconfig.py"]
+    for folder in (ROOT / "arena_app", ROOT / "assets"):
+        files += sorted(
+            p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        )
+    return files
+
+
+def frontend_digest() -> str:
+    digest = hashlib.sha256(f"reflex={version('reflex')}".encode())
+    for path in _inputs():
+        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def is_frontend_fresh() -> bool:
+    return (
+        (_BUILD / "index.html").is_file()
+        and _STAMP.is_file()
+        and _STAMP.read_text().strip() == frontend_digest()
+    )
+
+
+def reflex_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment Reflex needs here: bun from the project's tools folder, used as is."""
+    env = dict(os.environ if base is None else base, REFLEX_USE_SYSTEM_BUN="1")
+    tools = ROOT / ".arena" / "tools" / "node_modules" / ".bin"
+    env["PATH"] = f"{tools}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def build_frontend() -> float:
+    """Compile the app and build the static frontend; returns the seconds it took.
+
+    Raises:
+        RuntimeError: the build failed; the message carries the tail of Reflex's output.
+    """
+    started = time.monotonic()
+    env = reflex_env()
+    env["REFLEX_ENV_MODE"] = "prod"
+    result = subprocess.run(
+        [sys.executable, "-m", "reflex", "export", "--frontend-only", "--no-zip", "--env", "prod"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0 or not (_BUILD / "index.html").is_file():
+        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-15:])
+        raise RuntimeError(f"the frontend build failed:\n{tail}")
+    _STAMP.write_text(frontend_digest())
+    return time.monotonic() - started
+
+
+def ensure_frontend() -> float | None:
+    """Build when stale; returns the build's seconds, or ``None`` when the build was fresh."""
+    return None if is_frontend_fresh() else build_frontend()

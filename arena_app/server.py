@@ -1,0 +1,38 @@
+"""Run the built UI and the API on one port, as Reflex's production server does, minus the rebuild.
+
+``reflex run --env prod`` recompiles and rebuilds the frontend on every start. ``arena serve``
+builds only when the sources changed (see ``arena_app.build``) and then starts this module:
+granian serving ``arena_app.arena_app:app`` with the compiled frontend mounted last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m arena_app.server")
+    parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--log-level", default="warning")
+    args = parser.parse_args(argv)
+
+    root = Path(__file__).resolve().parents[1]
+    os.chdir(root)
+    sys.path.insert(0, str(root))
+    os.environ["REFLEX_ENV_MODE"] = "prod"
+    os.environ["REFLEX_SKIP_COMPILE"] = "true"
+
+    from reflex.utils import exec as reflex_exec
+    from reflex_base.constants import LogLevel
+
+    reflex_exec.run_backend_prod(
+        args.host, args.port, LogLevel(args.log_level), mount_frontend_compiled_app=True
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Helpers the tests share: free ports, settings for a test database, a server in a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+import uvicorn
+
+from arena_api.settings import Settings, load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
+
+
+def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from sync code, even inside a running event loop."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_settings(database_url: str, **overrides: str) -> Settings:
+    env = {
+        "DATABASE_URL": database_url,
+        "ARENA_ALLOW_DEV_SECRET": "1",
+        "ARENA_MOCK_PROVIDER": "1",
+        "ARENA_MODELS_FILE": str(ROOT / "models.yaml"),
+        **overrides,
+    }
+    return load_settings(env)
+
+
+class ServerThread:
+    """A real uvicorn server on a loopback port, in a thread of the test process."""
+
+    def __init__(self, app: object, port: int) -> None:
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = f"http://127.0.0.1:{port}"
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+class ProductProcess:
+    """``arena serve`` (prod, single port) as a child process, stopped with SIGTERM."""
+
+    def __init__(self, env: dict[str, str], port: int, log: Path) -> None:
+        self.env, self.port, self.log = env, port, log
+        self.url = f"http://127.0.0.1:{port}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout: float = 600) -> ProductProcess:
+        env = {**os.environ, **self.env, "PORT": str(self.port)}
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "arena_api", "serve"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"arena serve exited:\n{self.log.read_text()[-3000:]}")
+            try:
+                if httpx.get(f"{self.url}/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"arena serve never became healthy:\n{self.log.read_text()[-3000:]}")
+
+    def stop(self) -> int:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()

@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from arena_api.settings import SETTINGS, Secret, SettingsError, load_settings, settings_markdown
+from tests.support import ROOT
+
+
+def test_defaults_match_the_seed_system() -> None:
+    settings = load_settings({})
+
+    assert (settings.port, settings.trigger, settings.exposure, settings.matchmaker) == (
+        3001,
+        "always",
+        "blind",
+        "smart",
+    )
+    assert (
+        settings.join_window_ms,
+        settings.join_max_pending,
+        settings.join_max_queued_events,
+    ) == (2000, 256, 4096)
+    assert settings.database_url is None
+    assert settings.harness_version == "v1"
+    assert settings.full_refit_every == 12
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        pytest.param("PORT", "0", id="port-zero"),
+        pytest.param("PORT", "70000", id="port-too-high"),
+        pytest.param("PORT", "http", id="port-not-a-number"),
+        pytest.param("DATABASE_URL", "mysql://x/y", id="database-url-wrong-scheme"),
+        pytest.param("DATABASE_URL", "localhost:5432", id="database-url-no-scheme"),
+        pytest.param("MATCHUP_TOKEN_SECRET", "short", id="secret-too-short"),
+        pytest.param("HARNESS_VERSION", " ", id="harness-version-blank"),
+        pytest.param("MATCHMAKER", "elo", id="matchmaker-unknown"),
+        pytest.param("ARENA_TRIGGER", "sometimes", id="trigger-unknown"),
+        pytest.param("ARENA_SAMPLE_RATE", "1.5", id="sample-rate-above-one"),
+        pytest.param("ARENA_SAMPLE_RATE", "-0.1", id="sample-rate-negative"),
+        pytest.param("ARENA_SAMPLE_RATE", "nan", id="sample-rate-nan"),
+        pytest.param("ARENA_EXPOSURE", "open", id="exposure-unknown"),
+        pytest.param("ARENA_JOIN_WINDOW_MS", "60001", id="join-window-too-long"),
+        pytest.param("ARENA_JOIN_WINDOW_MS", "-1", id="join-window-negative"),
+        pytest.param("ARENA_JOIN_MAX_PENDING", "0", id="join-pending-zero"),
+        pytest.param("ARENA_JOIN_MAX_QUEUED_EVENTS", "15", id="join-queue-too-small"),
+        pytest.param("ARENA_SLOT_TIMEOUT_S", "0", id="slot-timeout-zero"),
+        pytest.param("ARENA_MOCK_PROVIDER", "maybe", id="mock-not-boolean"),
+        pytest.param("ARENA_MOCK_TOKENS_PER_SECOND", "-5", id="mock-rate-negative"),
+        pytest.param("ARENA_MOCK_TOKENS", "0", id="mock-tokens-zero"),
+        pytest.param("OPENAI_BASE_URL", "api.openai.com", id="openai-url-no-scheme"),
+        pytest.param("OLLAMA_BASE_URL", "ftp://x", id="ollama-url-wrong-scheme"),
+        pytest.param("ARENA_RATING_WORKER", "sidecar", id="rating-worker-unknown"),
+        pytest.param("RATING_REFIT_INTERVAL_S", "0", id="refit-interval-zero"),
+        pytest.param("FULL_REFIT_EVERY", "-1", id="full-refit-negative"),
+        pytest.param("RATING_RIDGE", "0", id="ridge-zero"),
+        pytest.param("STYLE_RIDGE", "abc", id="style-ridge-not-a-number"),
+        pytest.param("ANOMALY_ALPHA", "0.9", id="anomaly-alpha-too-high"),
+        pytest.param("LOG_LEVEL", "verbose", id="log-level-unknown"),
+        pytest.param("ARENA_DATA_DIR", " ", id="data-dir-blank"),
+    ],
+)
+def test_bad_value_names_variable_value_and_range(name: str, value: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings({name: value})
+
+    message = str(caught.value)
+    assert caught.value.name == name
+    assert name in message and repr(value) in message
+    assert caught.value.allowed in message
+    assert "\n" not in message
+
+
+def test_alias_of_refit_interval_is_accepted() -> None:
+    settings = load_settings({"REFIT_INTERVAL_SECONDS": "60"})
+
+    assert settings.rating_refit_interval_s == 60
+
+
+def test_postgres_urls_users_write_map_to_the_async_driver() -> None:
+    for url in ("postgres://u:p@h/db", "postgresql://u:p@h/db"):
+        assert load_settings({"DATABASE_URL": url}).async_database_url == (
+            "postgresql+asyncpg://u:p@h/db"
+        )
+
+
+def test_secrets_never_show_in_repr() -> None:
+    settings = load_settings({"MATCHUP_TOKEN_SECRET": "x" * 32, "OPENAI_API_KEY": "sk-secret"})
+
+    assert "sk-secret" not in repr(settings) and "x" * 32 not in repr(settings)
+    assert settings.openai_api_key == Secret("sk-secret")
+
+
+def test_serving_needs_a_token_secret_unless_dev_default_allowed() -> None:
+    with pytest.raises(SettingsError, match="MATCHUP_TOKEN_SECRET"):
+        load_settings({}).check_serving()
+
+    load_settings({"ARENA_ALLOW_DEV_SECRET": "1"}).check_serving()
+    load_settings({"MATCHUP_TOKEN_SECRET": "s" * 16}).check_serving()
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        pytest.param({"ARENA_TRIGGER": "manual"}, id="manual"),
+        pytest.param({"ARENA_TRIGGER": "sampled", "ARENA_SAMPLE_RATE": "0.5"}, id="sampled"),
+        pytest.param({"ARENA_EXPOSURE": "shadow"}, id="shadow"),
+    ],
+)
+def test_default_model_is_required_when_rounds_can_be_single_or_shadow(
+    env: dict[str, str],
+) -> None:
+    settings = load_settings({"ARENA_ALLOW_DEV_SECRET": "1", **env})
+
+    with pytest.raises(SettingsError, match="ARENA_DEFAULT_MODEL"):
+        settings.check_serving()
+
+
+def test_every_setting_has_help_and_a_parsable_default() -> None:
+    for setting in SETTINGS:
+        assert setting.help.strip(), setting.name
+        if setting.default is not None:
+            setting.parse(setting.default)
+
+
+def test_readme_table_is_generated_from_settings() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+
+    assert settings_markdown() in readme, "run `arena settings --markdown` and paste it"
+
+
+def test_cli_reports_a_bad_value_in_one_line_without_traceback() -> None:
+    env = {**os.environ, "ARENA_SAMPLE_RATE": "2"}
+    result = subprocess.run(
+        [sys.executable, "-m", "arena_api", "settings"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "arena: invalid setting ARENA_SAMPLE_RATE='2': must be a number in [0, 1]"
+    ]
