@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 
+from alembic import context
 from sqlalchemy.engine import Connection
 
-from alembic import context
 from arena_api.db.engine import create_engine
 from arena_api.db.tables import metadata
 

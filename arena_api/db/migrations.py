@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
-
-from alembic import command
 
 __all__ = ["alembic_config", "current_revision", "downgrade", "head_revision", "upgrade"]
 
