@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Literal
 
-__all__ = ["ModelEntry"]
+__all__ = ["ChatMessage", "ModelEntry", "Role", "Slot", "SLOTS"]
+
+Slot = Literal["A", "B"]
+SLOTS: tuple[Slot, Slot] = ("A", "B")
+Role = Literal["system", "user", "assistant"]
 
 
 @dataclass(frozen=True)
 class ModelEntry:
-    """One enabled model of the roster."""
+    """One model of the roster."""
 
     id: uuid.UUID
     display_name: str
     provider: str
     provider_model_id: str
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of the context sent to a provider."""
+
+    role: Role
+    content: str

@@ -1,0 +1,105 @@
+"""Domain errors. Each carries the HTTP status and machine-readable code it maps to.
+
+ArenaError                      status, code, message
+├── InvalidRequest              400 invalid_request (+ field details)
+├── ConversationError           403/404/409 conversation_*
+├── VoteError                   401/403/404/409 on POST /api/arena/vote
+├── RoundConfigError            500 default_model_missing, shadow_challenger_missing, ...
+└── NotFound                    404 not_found
+
+ProviderError                   a model endpoint failed (becomes a slot_error, never a 5xx)
+├── ProviderUnavailable         provider not configured / not registered
+├── ProviderTimeout             no token within the slot timeout
+├── ProviderHTTPError           the endpoint answered a non-2xx status
+│   └── ProviderRateLimited     ... 429
+└── ProviderStreamError         the stream broke off or could not be parsed
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "ArenaError",
+    "ConversationError",
+    "InvalidRequest",
+    "NotFound",
+    "ProviderError",
+    "ProviderHTTPError",
+    "ProviderRateLimited",
+    "ProviderStreamError",
+    "ProviderTimeout",
+    "ProviderUnavailable",
+    "RoundConfigError",
+    "VoteError",
+]
+
+
+class ArenaError(Exception):
+    """A failure the caller caused or must be told about, with its status and code."""
+
+    status: int = 500
+    code: str = "internal_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+        if code is not None:
+            self.code = code
+        self.details = details
+
+
+class InvalidRequest(ArenaError):
+    status, code = 400, "invalid_request"
+
+
+class NotFound(ArenaError):
+    status, code = 404, "not_found"
+
+
+class ConversationError(ArenaError):
+    status, code = 409, "conversation_conflict"
+
+
+class VoteError(ArenaError):
+    status, code = 400, "invalid_vote"
+
+
+class RoundConfigError(ArenaError):
+    status, code = 500, "round_config"
+
+
+class ProviderError(Exception):
+    """A model endpoint failed; the message is safe to show (it names no model)."""
+
+
+class ProviderUnavailable(ProviderError):
+    pass
+
+
+class ProviderTimeout(ProviderError):
+    pass
+
+
+class ProviderHTTPError(ProviderError):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class ProviderRateLimited(ProviderHTTPError):
+    pass
+
+
+class ProviderStreamError(ProviderError):
+    pass
