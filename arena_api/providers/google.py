@@ -1,0 +1,188 @@
+"""Google Gemini through ``models/{model}:streamGenerateContent?alt=sse``.
+
+The request carries the conversation as ``contents`` (roles ``user`` and ``model``) and the system
+messages as ``systemInstruction``; the key goes in the ``x-goog-api-key`` header. The answer is a
+Server-Sent Events stream whose ``data`` fields each hold one ``GenerateContentResponse``:
+``candidates[0].content.parts[].text`` carries text, ``candidates[0].finishReason`` marks the end,
+``usageMetadata.candidatesTokenCount`` counts the answer and ``modelVersion`` names the checkpoint.
+There is no ``[DONE]`` sentinel: the stream just ends after the event with a finish reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from arena_api.core.errors import ProviderStreamError
+from arena_api.core.models import ChatMessage, ModelEntry
+from arena_api.core.ports import ProviderChunk
+from arena_api.providers._errors import (
+    REPORTED_ERROR,
+    UNFINISHED,
+    UNPARSABLE,
+    parse_object,
+    raise_for_status,
+    transport_error,
+)
+
+__all__ = ["GOOGLE_BASE_URL", "GoogleProvider"]
+
+GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
+
+_BLOCKED = "the model endpoint refused the prompt"
+
+
+def _request_body(messages: Sequence[ChatMessage]) -> dict[str, Any]:
+    """The JSON body of a ``streamGenerateContent`` request for ``messages``."""
+    contents = [
+        {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
+        for m in messages
+        if m.role != "system"
+    ]
+    body: dict[str, Any] = {"contents": contents}
+    system = [{"text": m.content} for m in messages if m.role == "system"]
+    if system:
+        body["systemInstruction"] = {"parts": system}
+    return body
+
+
+class _SSEDecoder:
+    """Collects the ``data`` fields of Server-Sent Events, one line at a time (WHATWG rules)."""
+
+    def __init__(self) -> None:
+        self._data: list[str] = []
+
+    def feed(self, line: str) -> str | None:
+        """The event's data when ``line`` is the blank line that ends it, else ``None``."""
+        if not line:
+            data, self._data = self._data, []
+            return "\n".join(data) if data else None
+        if line.startswith(":"):
+            return None
+        field, _, value = line.partition(":")
+        if field == "data":
+            self._data.append(value.removeprefix(" "))
+        return None
+
+
+@dataclass(frozen=True)
+class _EventFacts:
+    text: str
+    is_finish: bool
+    output_tokens: int | None
+    model_version: str | None
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise ProviderStreamError(UNPARSABLE)
+    return value
+
+
+def _part_text(part: Mapping[str, Any]) -> str:
+    if part.get("thought"):
+        return ""  # a thought summary is not part of the answer
+    text = part.get("text", "")
+    if not isinstance(text, str):
+        raise ProviderStreamError(UNPARSABLE)
+    return text
+
+
+def _read_event(event: Mapping[str, Any]) -> _EventFacts:
+    """What one ``GenerateContentResponse`` says.
+
+    Raises:
+        ProviderStreamError: the event is an error, a blocked prompt, or not the expected shape.
+    """
+    if "error" in event:
+        raise ProviderStreamError(REPORTED_ERROR)
+    candidates = event.get("candidates") or []
+    if not isinstance(candidates, list):
+        raise ProviderStreamError(UNPARSABLE)
+    if not candidates:
+        feedback = event.get("promptFeedback")
+        if isinstance(feedback, dict) and feedback.get("blockReason"):
+            raise ProviderStreamError(_BLOCKED)
+    text, is_finish = "", False
+    if candidates:
+        candidate = _mapping(candidates[0])
+        parts = _mapping(candidate.get("content") or {}).get("parts") or []
+        if not isinstance(parts, list):
+            raise ProviderStreamError(UNPARSABLE)
+        text = "".join(_part_text(_mapping(part)) for part in parts)
+        is_finish = candidate.get("finishReason") is not None
+    usage = _mapping(event.get("usageMetadata") or {})
+    tokens, version = usage.get("candidatesTokenCount"), event.get("modelVersion")
+    return _EventFacts(
+        text=text,
+        is_finish=is_finish,
+        output_tokens=tokens if isinstance(tokens, int) else None,
+        model_version=version if isinstance(version, str) and version else None,
+    )
+
+
+class GoogleProvider:
+    """Streams answers from the Gemini API.
+
+    Args:
+        base_url: The API root without a version, e.g. ``GOOGLE_BASE_URL``.
+        api_key: The Gemini API key.
+        http: The shared client; its timeouts apply.
+    """
+
+    name = "google"
+
+    def __init__(self, base_url: str, api_key: str, http: httpx.AsyncClient) -> None:
+        self._base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self._http = http
+
+    async def stream(
+        self, model: ModelEntry, messages: Sequence[ChatMessage]
+    ) -> AsyncIterator[ProviderChunk]:
+        """Yield the text of each event, then one chunk with the token count and model version.
+
+        Raises:
+            ProviderRateLimited: the API answered 429.
+            ProviderHTTPError: the API answered another non-2xx status.
+            ProviderTimeout: the API did not answer within the client's timeout.
+            ProviderStreamError: the API could not be reached, or the stream broke off, carried
+                an error, could not be parsed, refused the prompt or ended without a finish reason.
+        """
+        model_id = model.provider_model_id.removeprefix("models/")
+        url = f"{self._base_url}/v1beta/models/{model_id}:streamGenerateContent"
+        decoder = _SSEDecoder()
+        is_finished = False
+        output_tokens: int | None = None
+        version: str | None = None
+        try:
+            async with self._http.stream(
+                "POST",
+                url,
+                params={"alt": "sse"},
+                headers={"x-goog-api-key": self._api_key},
+                json=_request_body(messages),
+            ) as response:
+                await raise_for_status(response)
+                async for line in response.aiter_lines():
+                    data = decoder.feed(line)
+                    if data is None:
+                        continue
+                    facts = _read_event(parse_object(data))
+                    is_finished = is_finished or facts.is_finish
+                    if facts.output_tokens is not None:
+                        output_tokens = facts.output_tokens
+                    version = facts.model_version or version
+                    if facts.text:
+                        yield ProviderChunk(text=facts.text)
+        except httpx.HTTPError as exc:
+            # Once the finish reason arrived the answer is whole; a failure while reading the
+            # (empty) rest of the body does not take it away.
+            if not is_finished:
+                raise transport_error(exc) from exc
+        if not is_finished:
+            raise ProviderStreamError(UNFINISHED)
+        yield ProviderChunk(output_tokens=output_tokens, model_version=version)

@@ -1,0 +1,99 @@
+"""Ollama through its native chat API (``POST /api/chat``), which streams NDJSON.
+
+Each line is one JSON object: ``{"model", "created_at", "message": {"role", "content"},
+"done": false}`` while the answer grows, then ``{"done": true, "done_reason", "eval_count", ...}``.
+A line ``{"error": "..."}`` reports a failure after the 200 status was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
+
+import httpx
+
+from arena_api.core.errors import ProviderStreamError
+from arena_api.core.models import ChatMessage, ModelEntry
+from arena_api.core.ports import ProviderChunk
+from arena_api.providers._errors import (
+    REPORTED_ERROR,
+    UNFINISHED,
+    UNPARSABLE,
+    parse_object,
+    raise_for_status,
+    transport_error,
+)
+
+__all__ = ["OllamaProvider"]
+
+
+def _text(line: Mapping[str, Any]) -> str:
+    message = line.get("message")
+    if message is None:
+        return ""
+    content = message.get("content", "") if isinstance(message, dict) else None
+    if not isinstance(content, str):
+        raise ProviderStreamError(UNPARSABLE)
+    return content
+
+
+def _final(line: Mapping[str, Any]) -> ProviderChunk:
+    tokens, model = line.get("eval_count"), line.get("model")
+    return ProviderChunk(
+        output_tokens=tokens if isinstance(tokens, int) else None,
+        model_version=model if isinstance(model, str) and model else None,
+    )
+
+
+class OllamaProvider:
+    """Streams chat answers from an Ollama server.
+
+    Args:
+        base_url: The server root, e.g. ``http://localhost:11434``.
+        http: The shared client; its timeouts apply.
+    """
+
+    name = "ollama"
+
+    def __init__(self, base_url: str, http: httpx.AsyncClient) -> None:
+        self._url = f"{base_url.rstrip('/')}/api/chat"
+        self._http = http
+
+    async def stream(
+        self, model: ModelEntry, messages: Sequence[ChatMessage]
+    ) -> AsyncIterator[ProviderChunk]:
+        """Yield the text of each line, then one chunk with ``eval_count`` and the model name.
+
+        Raises:
+            ProviderRateLimited: the server answered 429.
+            ProviderHTTPError: the server answered another non-2xx status.
+            ProviderTimeout: the server did not answer within the client's timeout.
+            ProviderStreamError: the server could not be reached, or the stream broke off, sent
+                an error line, could not be parsed or ended without ``"done": true``.
+        """
+        body = {
+            "model": model.provider_model_id,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": True,
+        }
+        final: ProviderChunk | None = None
+        try:
+            async with self._http.stream("POST", self._url, json=body) as response:
+                await raise_for_status(response)
+                async for raw in response.aiter_lines():
+                    if not raw.strip():
+                        continue
+                    line = parse_object(raw)
+                    if "error" in line:
+                        raise ProviderStreamError(REPORTED_ERROR)
+                    text = _text(line)
+                    if text:
+                        yield ProviderChunk(text=text)
+                    if line.get("done") is True:
+                        final = _final(line)
+                        break
+        except httpx.HTTPError as exc:
+            raise transport_error(exc) from exc
+        if final is None:
+            raise ProviderStreamError(UNFINISHED)
+        yield final

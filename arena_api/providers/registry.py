@@ -1,0 +1,84 @@
+"""The configured providers, by key, and the one function that builds them from the settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import httpx
+
+from arena_api.core.errors import ProviderUnavailable
+from arena_api.core.ports import ModelProvider
+from arena_api.providers.google import GOOGLE_BASE_URL, GoogleProvider
+from arena_api.providers.mock import MockModelProvider
+from arena_api.providers.ollama import OllamaProvider
+from arena_api.providers.openai_compat import OpenAICompatibleProvider, make_openai_client
+from arena_api.settings import Secret, Settings
+
+__all__ = ["ProviderRegistry", "build_registry"]
+
+
+class ProviderRegistry:
+    """A ``ProviderResolver`` over a fixed mapping of provider key to provider.
+
+    Args:
+        providers: Provider key (the roster's ``provider`` field) to provider; copied.
+    """
+
+    def __init__(self, providers: Mapping[str, ModelProvider]) -> None:
+        self._providers = dict(providers)
+
+    def resolve(self, provider: str) -> ModelProvider:
+        """The provider registered under ``provider``.
+
+        Raises:
+            ProviderUnavailable: no such provider is configured.
+        """
+        try:
+            return self._providers[provider]
+        except KeyError:
+            raise ProviderUnavailable(f"provider {provider!r} is not configured") from None
+
+    def names(self) -> frozenset[str]:
+        """Keys of the configured providers."""
+        return frozenset(self._providers)
+
+
+def _reveal(secret: Secret | None) -> str | None:
+    return None if secret is None else secret.reveal()
+
+
+def build_registry(settings: Settings, http: httpx.AsyncClient) -> ProviderRegistry:
+    """The providers the settings configure, all sharing ``http``.
+
+    * ``mock`` when ``ARENA_MOCK_PROVIDER`` is on;
+    * ``openai`` when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` is set;
+    * ``vllm`` when ``VLLM_BASE_URL`` is set (bearer ``VLLM_API_KEY``, if any);
+    * ``host-proxy`` when ``HOST_PROXY_URL`` is set (bearer ``HOST_PROXY_TOKEN``, if any);
+    * ``google`` when ``GOOGLE_API_KEY`` is set;
+    * ``ollama`` whenever ``OLLAMA_BASE_URL`` is set, which it is by default.
+
+    No provider opens a connection here; an endpoint that is down fails its first stream.
+    """
+    providers: dict[str, ModelProvider] = {}
+    if settings.mock_provider:
+        providers["mock"] = MockModelProvider(settings.mock_tokens_per_second, settings.mock_tokens)
+    if settings.openai_api_key is not None or settings.openai_base_url is not None:
+        client = make_openai_client(
+            settings.openai_base_url, _reveal(settings.openai_api_key), http
+        )
+        providers["openai"] = OpenAICompatibleProvider("openai", client)
+    if settings.vllm_base_url is not None:
+        client = make_openai_client(settings.vllm_base_url, _reveal(settings.vllm_api_key), http)
+        providers["vllm"] = OpenAICompatibleProvider("vllm", client)
+    if settings.host_proxy_url is not None:
+        client = make_openai_client(
+            settings.host_proxy_url, _reveal(settings.host_proxy_token), http
+        )
+        providers["host-proxy"] = OpenAICompatibleProvider("host-proxy", client)
+    if settings.google_api_key is not None:
+        providers["google"] = GoogleProvider(
+            settings.google_base_url or GOOGLE_BASE_URL, settings.google_api_key.reveal(), http
+        )
+    if settings.ollama_base_url is not None:
+        providers["ollama"] = OllamaProvider(settings.ollama_base_url, http)
+    return ProviderRegistry(providers)

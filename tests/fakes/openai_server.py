@@ -1,0 +1,144 @@
+"""A fake OpenAI chat-completions endpoint: ``POST /v1/chat/completions`` with ``stream: true``.
+
+The stream is OpenAI's SSE: ``data: {"object": "chat.completion.chunk", ...}`` lines (a role
+delta, the content deltas, a delta with ``"finish_reason": "stop"``), then a usage chunk with
+``"choices": []`` when ``stream_options.include_usage`` was asked for, then ``data: [DONE]``.
+Errors use OpenAI's body ``{"error": {"message", "type", "param", "code"}}``; like OpenAI's, the
+messages name the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from tests.fakes._recording import Recorder, behaviour_of
+from tests.fakes._scripted import Ending, ScriptedStream
+
+__all__ = ["OK_OUTPUT_TOKENS", "OK_TOKENS", "create_app", "model_version"]
+
+OK_TOKENS = ("Hello", " from", " the", " fake", ".")
+OK_OUTPUT_TOKENS = len(OK_TOKENS)
+STREAMING_BEHAVIOURS = frozenset(
+    {"ok", "disconnect", "stall", "truncated", "error-line", "garbage"}
+)
+PROMPT_TOKENS = 11
+
+
+def model_version(model: str) -> str:
+    """The dated snapshot the fake says answered, as OpenAI resolves an alias."""
+    return f"{model}-2024-08-06"
+
+
+def _error(status: int, message: str, type_: str, code: str | None) -> JSONResponse:
+    body = {"error": {"message": message, "type": type_, "param": None, "code": code}}
+    return JSONResponse(body, status_code=status)
+
+
+def _event(payload: object) -> bytes:
+    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+
+
+class _Chunks:
+    """Builds the ``chat.completion.chunk`` objects of one completion."""
+
+    def __init__(self, model: str, include_usage: bool) -> None:
+        self.id = f"chatcmpl-fake{int(time.time() * 1000)}"
+        self.created = int(time.time())
+        self.model = model_version(model)
+        self.include_usage = include_usage
+
+    def _base(self, choices: list[dict[str, Any]]) -> dict[str, Any]:
+        chunk: dict[str, Any] = {
+            "id": self.id,
+            "object": "chat.completion.chunk",
+            "created": self.created,
+            "model": self.model,
+            "system_fingerprint": "fp_fake",
+            "choices": choices,
+        }
+        if self.include_usage:
+            chunk["usage"] = None
+        return chunk
+
+    def delta(self, delta: dict[str, str], finish_reason: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+        return _event(self._base([choice]))
+
+    def usage(self, completion_tokens: int) -> bytes:
+        chunk = self._base([])
+        chunk["usage"] = {
+            "prompt_tokens": PROMPT_TOKENS,
+            "completion_tokens": completion_tokens,
+            "total_tokens": PROMPT_TOKENS + completion_tokens,
+        }
+        return _event(chunk)
+
+
+def create_app(recorder: Recorder) -> Starlette:
+    """The fake endpoint; every request is kept in ``recorder``."""
+
+    async def chat_completions(request: Request) -> Response:
+        body = (await recorder.record(request)).json
+        model = str(body.get("model", ""))
+        behaviour = behaviour_of(model)
+        if behaviour == "rate-limited":
+            return _error(
+                429,
+                f"Rate limit reached for {model} in organization org-fake on requests per min "
+                "(RPM): Limit 3, Used 3, Requested 1. Please try again in 20s. Visit "
+                "https://platform.openai.com/account/rate-limits to learn more.",
+                "requests",
+                "rate_limit_exceeded",
+            )
+        if behaviour == "server-error":
+            return _error(
+                500,
+                f"The server had an error while processing your request to {model}. Sorry!",
+                "server_error",
+                None,
+            )
+        if behaviour not in STREAMING_BEHAVIOURS:
+            return _error(
+                404,
+                f"The model `{model}` does not exist or you do not have access to it.",
+                "invalid_request_error",
+                "model_not_found",
+            )
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        chunks = _Chunks(model, include_usage)
+        pieces = [chunks.delta({"role": "assistant", "content": ""})]
+        ending: Ending = "end"
+        if behaviour == "ok":
+            pieces += [chunks.delta({"content": token}) for token in OK_TOKENS]
+            pieces.append(chunks.delta({}, finish_reason="stop"))
+            if include_usage:
+                pieces.append(chunks.usage(OK_OUTPUT_TOKENS))
+            pieces.append(b"data: [DONE]\n\n")
+        elif behaviour == "disconnect":
+            pieces += [chunks.delta({"content": token}) for token in OK_TOKENS[:2]]
+            ending = "break"
+        elif behaviour == "stall":
+            pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
+            ending = "stall"
+        elif behaviour == "truncated":
+            pieces += [chunks.delta({"content": token}) for token in OK_TOKENS[:2]]
+            pieces.append(b"data: [DONE]\n\n")
+        elif behaviour == "garbage":
+            pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
+            pieces.append(b"data: {not json\n\n")
+        else:  # error-line
+            pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
+            error = {"message": f"{model} overloaded", "type": "server_error", "code": None}
+            pieces.append(_event({"error": error}))
+        return ScriptedStream(
+            pieces, media_type="text/event-stream", recorder=recorder, ending=ending
+        )
+
+    return Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])

@@ -1,0 +1,102 @@
+"""Fake vendor servers on loopback ports, and a provider of each kind pointed at its fake."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+from starlette.applications import Starlette
+
+from arena_api.core.ports import ModelProvider
+from arena_api.providers import (
+    GoogleProvider,
+    OllamaProvider,
+    OpenAICompatibleProvider,
+    make_openai_client,
+)
+from tests.fakes import gemini_server, ollama_server, openai_server
+from tests.fakes._recording import Recorder
+from tests.support import ServerThread, free_port
+
+API_KEY = "test-key-123"
+
+
+@dataclass(frozen=True)
+class FakeVendor:
+    """A running fake vendor server and how to point a provider at a URL of that vendor."""
+
+    key: str
+    url: str
+    recorder: Recorder
+    connect: Callable[[str, httpx.AsyncClient], ModelProvider]
+
+    def provider(self, http: httpx.AsyncClient, url: str | None = None) -> ModelProvider:
+        """A provider talking to this fake (or to ``url``) through ``http``."""
+        return self.connect(url or self.url, http)
+
+
+def _connect_openai(url: str, http: httpx.AsyncClient) -> ModelProvider:
+    return OpenAICompatibleProvider("openai", make_openai_client(f"{url}/v1", API_KEY, http))
+
+
+def _connect_ollama(url: str, http: httpx.AsyncClient) -> ModelProvider:
+    return OllamaProvider(url, http)
+
+
+def _connect_google(url: str, http: httpx.AsyncClient) -> ModelProvider:
+    return GoogleProvider(url, API_KEY, http)
+
+
+def _serve(
+    key: str,
+    create_app: Callable[[Recorder], Starlette],
+    connect: Callable[[str, httpx.AsyncClient], ModelProvider],
+) -> Iterator[FakeVendor]:
+    recorder = Recorder()
+    with ServerThread(create_app(recorder), free_port()) as server:
+        yield FakeVendor(key, server.url, recorder, connect)
+
+
+@pytest.fixture(scope="module")
+def _openai_server() -> Iterator[FakeVendor]:
+    yield from _serve("openai", openai_server.create_app, _connect_openai)
+
+
+@pytest.fixture(scope="module")
+def _ollama_server() -> Iterator[FakeVendor]:
+    yield from _serve("ollama", ollama_server.create_app, _connect_ollama)
+
+
+@pytest.fixture(scope="module")
+def _gemini_server() -> Iterator[FakeVendor]:
+    yield from _serve("google", gemini_server.create_app, _connect_google)
+
+
+@pytest.fixture
+def openai_fake(_openai_server: FakeVendor) -> FakeVendor:
+    """The fake OpenAI endpoint, its recorder emptied for this test."""
+    _openai_server.recorder.clear()
+    return _openai_server
+
+
+@pytest.fixture
+def ollama_fake(_ollama_server: FakeVendor) -> FakeVendor:
+    """The fake Ollama server, its recorder emptied for this test."""
+    _ollama_server.recorder.clear()
+    return _ollama_server
+
+
+@pytest.fixture
+def gemini_fake(_gemini_server: FakeVendor) -> FakeVendor:
+    """The fake Gemini API, its recorder emptied for this test."""
+    _gemini_server.recorder.clear()
+    return _gemini_server
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    """A client with timeouts well above the tests' own waits."""
+    async with httpx.AsyncClient(timeout=httpx.Timeout(10.0)) as client:
+        yield client
