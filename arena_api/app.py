@@ -12,23 +12,31 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
+import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
+from arena_api.core.arena import ArenaCore
+from arena_api.core.matchmaking import make_matchmaker
+from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.engine import create_engine, embedded_postgres
+from arena_api.db.repository import PostgresRepository
+from arena_api.providers import build_registry
+from arena_api.routes import arena as arena_routes
 from arena_api.routes import errors, health
 from arena_api.routes._frontend import BackendUrlRewrite
-from arena_api.service import ArenaService
+from arena_api.service import ArenaService, RoundPolicy
 from arena_api.settings import Settings, load_settings
 
-__all__ = ["Services", "create_api", "services_lifespan"]
+__all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
 
 _log = logging.getLogger(__name__)
 
@@ -51,6 +59,50 @@ class Services:
     started_at: float = field(default_factory=time.time)
 
 
+def token_secret(settings: Settings) -> bytes:
+    """``MATCHUP_TOKEN_SECRET``, or (only when explicitly allowed) a development secret.
+
+    The development secret is generated once and kept in the data dir, so votes survive a
+    restart and every worker process signs with the same key.
+
+    Raises:
+        SettingsError: no secret is set and the development default is not allowed.
+    """
+    if settings.matchup_token_secret is not None:
+        return settings.matchup_token_secret.reveal().encode()
+    settings.check_serving()  # raises unless ARENA_ALLOW_DEV_SECRET=1
+    path = settings.data_dir / "dev-token-secret"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(generate_dev_secret().hex())
+    _log.warning(
+        "MATCHUP_TOKEN_SECRET is not set: signing vote tokens with a development secret "
+        "from %s. Set MATCHUP_TOKEN_SECRET (16+ characters) in production.",
+        path,
+    )
+    return bytes.fromhex(path.read_text().strip())
+
+
+def build_arena(settings: Settings, engine: AsyncEngine, http: httpx.AsyncClient) -> ArenaService:
+    """Wire ArenaService from settings: the one place that picks the adapters."""
+    return ArenaService(
+        repository=PostgresRepository(engine),
+        providers=build_registry(settings, http),
+        matchmaker=make_matchmaker(settings.matchmaker),
+        core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
+        tokens=MatchupTokenService(token_secret(settings)),
+        policy=RoundPolicy(
+            trigger=settings.trigger,
+            exposure=settings.exposure,
+            sample_rate=settings.sample_rate,
+            default_model=settings.default_model,
+            harness_version=settings.harness_version,
+        ),
+    )
+
+
 @contextlib.asynccontextmanager
 async def open_services(settings: Settings) -> AsyncIterator[Services]:
     """Create the shared services; start the embedded database if no URL was given."""
@@ -62,7 +114,15 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             url = pg.url
         engine = create_engine(url)
         stack.push_async_callback(engine.dispose)
-        yield Services(settings=settings, engine=engine, arena=ArenaService(engine))
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(connect=10.0, read=None, write=30.0, pool=10.0),
+            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
+        )
+        stack.push_async_callback(http.aclose)
+        arena = build_arena(settings, engine, http)
+        await arena.start()
+        stack.push_async_callback(arena.close)
+        yield Services(settings=settings, engine=engine, arena=arena)
 
 
 @contextlib.asynccontextmanager
@@ -79,7 +139,7 @@ async def services_lifespan(app: Starlette) -> AsyncIterator[None]:
 
 def api_routes() -> list[BaseRoute]:
     """Every route of the API, in matching order; the JSON-404 catch-alls come last."""
-    return [*health.routes, *errors.routes]
+    return [*health.routes, *arena_routes.routes, *errors.routes]
 
 
 def create_api(settings: Settings | None = None, *, standalone: bool = False) -> Starlette:

@@ -1,19 +1,516 @@
-"""ArenaService: the one application service that both the HTTP routes and the Reflex UI call."""
+"""ArenaService: the one application service that both the HTTP routes and the Reflex UI call.
+
+It owns a round from start to persistence: plan, conversation, pair, token, the matchup rows,
+ArenaCore's generation, the responses. A round runs in a task of its own (``_Round.pump``) that
+outlives the caller's connection, so a client that disconnects mid-stream still gets both answers
+recorded; the caller only subscribes to the public events.
+"""
 
 from __future__ import annotations
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+import asyncio
+import logging
+import random
+import secrets
+import uuid
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
-from arena_api.core.models import ModelEntry
-from arena_api.db import repository
+from arena_api.core.arena import ArenaCore, SlotRun, SteerControl
+from arena_api.core.conversation import is_continuable, next_turn
+from arena_api.core.errors import (
+    ConversationError,
+    NotFound,
+    ProviderUnavailable,
+    RoundConfigError,
+    VoteError,
+)
+from arena_api.core.events import (
+    InternalEvent,
+    InternalMatchupDone,
+    InternalSlotDone,
+    InternalSlotError,
+    InternalSteered,
+    InternalToken,
+    MatchupDone,
+    MatchupStarted,
+    PublicEvent,
+    RunError,
+    SlotDone,
+    SlotError,
+    Steered,
+    Token,
+)
+from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
+from arena_api.core.ports import ArenaRepository, Matchmaker, ModelProvider, ProviderResolver
+from arena_api.core.records import (
+    DECISIVE_VOTES,
+    ConversationRecord,
+    MatchupRecord,
+    NewRound,
+    TurnRecord,
+    winner_slot,
+)
+from arena_api.core.requests import ChatRequest, VoteRequest
+from arena_api.core.tokens import MatchupTokenService, token_hash
+from arena_api.core.views import (
+    AnswerView,
+    ComponentGroup,
+    Components,
+    ConfidenceInterval,
+    ConversationView,
+    LeaderboardEntry,
+    LeaderboardView,
+    MatchupView,
+    ModelIdentity,
+    RevealedModels,
+    StyleControl,
+    TurnView,
+    VoteReveal,
+)
 
-__all__ = ["ArenaService"]
+__all__ = ["ArenaService", "RoundPolicy", "RoundStream"]
+
+_log = logging.getLogger(__name__)
+_ROSTER_TTL_S = 2.0
+
+
+@dataclass(frozen=True)
+class RoundPolicy:
+    """The settings that shape rounds (a slice of ``Settings``, so the core stays pure)."""
+
+    trigger: str = "always"
+    exposure: str = "blind"
+    sample_rate: float = 0.0
+    default_model: str | None = None
+    harness_version: str = "v1"
+
+
+@dataclass
+class RoundStream:
+    """A started round: its first event (also the ``x-arena-matchup`` header) and the stream.
+
+    ``events`` yields ``matchup_started`` first and ends after ``matchup_done`` or ``run_error``.
+    Closing it detaches the caller; the round itself runs on and is persisted.
+    """
+
+    started: MatchupStarted
+    events: AsyncGenerator[PublicEvent, None]
+
+
+@dataclass
+class _Round:
+    """One running round: the pump task and the queue of public events for its subscriber."""
+
+    started: MatchupStarted
+    plan: Plan
+    visible: frozenset[Slot]
+    runs: tuple[SlotRun, ...]
+    persisted: bool
+    queue: asyncio.Queue[PublicEvent | None] = field(default_factory=asyncio.Queue)
+    detached: bool = False
+    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    steer: SteerControl = field(default_factory=SteerControl)
+
+    def publish(self, event: PublicEvent | None) -> None:
+        if not self.detached:
+            self.queue.put_nowait(event)
 
 
 class ArenaService:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(
+        self,
+        *,
+        repository: ArenaRepository,
+        providers: ProviderResolver,
+        matchmaker: Matchmaker,
+        core: ArenaCore,
+        tokens: MatchupTokenService,
+        policy: RoundPolicy,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._repo = repository
+        self._providers = providers
+        self._matchmaker = matchmaker
+        self._core = core
+        self._tokens = tokens
+        self._policy = policy
+        self._rng = rng or random.Random()
+        self._roster: tuple[float, list[ModelEntry]] | None = None
+        self._default_model: ModelEntry | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._rounds: dict[uuid.UUID, _Round] = {}
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Resolve ``ARENA_DEFAULT_MODEL`` against the enabled roster (at boot, once).
+
+        Raises:
+            RoundConfigError: it is required and matches no enabled model (or several).
+        """
+        if self._policy.default_model is not None:
+            roster = await self._playable_roster(refresh=True)
+            self._default_model = resolve_default_model(self._policy.default_model, roster)
+
+    async def close(self, grace_s: float = 10.0) -> None:
+        """Let running rounds finish (bounded by ``grace_s``), then cancel the rest."""
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=grace_s)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    @property
+    def running_rounds(self) -> int:
+        return len(self._rounds)
+
+    # -- roster ----------------------------------------------------------------------------------
 
     async def roster(self) -> list[ModelEntry]:
         """The enabled models; the roster is public, only a matchup's draw is blind."""
-        return await repository.list_enabled_models(self._engine)
+        return await self._repo.enabled_models()
+
+    async def _playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]:
+        """Enabled models whose provider is configured (others cannot answer)."""
+        loop = asyncio.get_running_loop()
+        if refresh or self._roster is None or loop.time() - self._roster[0] > _ROSTER_TTL_S:
+            names = self._providers.names()
+            models = [m for m in await self._repo.enabled_models() if m.provider in names]
+            self._roster = (loop.time(), models)
+        return self._roster[1]
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    async def start_round(self, request: ChatRequest, *, x_arena: str | None = None) -> RoundStream:
+        """Plan, validate and persist a round's start, then run it in the background.
+
+        Every failure before streaming raises an ``ArenaError`` and leaves nothing stored.
+        """
+        plan = resolve_plan(
+            trigger=self._policy.trigger,
+            exposure=self._policy.exposure,
+            sample_rate=self._policy.sample_rate,
+            opted_in=is_opted_in(request.arena, x_arena),
+            rng=self._rng,
+        )
+        conversation: ConversationRecord | None = None
+        if request.conversation_id is not None:
+            conversation = await self._repo.get_conversation(request.conversation_id)
+            if conversation is None:
+                raise ConversationError(
+                    "Conversation not found", status=404, code="conversation_not_found"
+                )
+        turn = next_turn(conversation, request.session_id) if conversation else None
+        history = turn.history if turn else ()
+        messages = (*history, ChatMessage(role="user", content=request.prompt))
+        roster = await self._playable_roster()
+
+        if plan == "single":
+            model = self._require_default(roster)
+            runs: tuple[SlotRun, ...] = (SlotRun("A", model, self._provider_for(model)),)
+            started = MatchupStarted(
+                matchup_id=str(uuid.uuid4()), slots=("A",), mode="single", votable=False
+            )
+            return self._launch(started, plan, runs, messages, persisted=False)
+
+        if plan == "shadow":
+            incumbent = self._require_default(roster)
+            stats = await self._repo.snapshot()
+            challenger = self._matchmaker.pick_challenger(roster, incumbent, stats, self._rng)
+            slot_a, slot_b = incumbent, challenger
+        else:
+            stats = await self._repo.snapshot()
+            first, second = self._matchmaker.pick_pair(roster, stats, self._rng)
+            slot_a, slot_b = (first, second) if self._rng.random() < 0.5 else (second, first)
+        runs = (
+            SlotRun("A", slot_a, self._provider_for(slot_a)),
+            SlotRun("B", slot_b, self._provider_for(slot_b)),
+        )
+
+        matchup_id = uuid.uuid4()
+        conversation_id = conversation.id if conversation else uuid.uuid4()
+        turn_index = turn.turn_index if turn else 0
+        votable = plan == "matchup"
+        token = (
+            self._tokens.mint(matchup_id, slot_a.id, slot_b.id, request.session_id)
+            if votable
+            else None
+        )
+        await self._repo.create_round(
+            NewRound(
+                matchup_id=matchup_id,
+                conversation_id=conversation_id,
+                new_conversation=conversation is None,
+                session_id=request.session_id,
+                turn_index=turn_index,
+                parent_response_id=turn.parent_response_id if turn else None,
+                prompt=request.prompt,
+                slot_a=slot_a,
+                slot_b=slot_b,
+                # A shadow round has no token; its hash column holds one nobody will ever see.
+                token_hash=token_hash(token or secrets.token_urlsafe(32)),
+                harness_version=self._policy.harness_version,
+                mode="shadow" if plan == "shadow" else "blind",
+            )
+        )
+        started = MatchupStarted(
+            matchup_id=str(matchup_id),
+            matchup_token=token,
+            conversation_id=str(conversation_id),
+            turn_index=turn_index,
+            slots=("A",) if plan == "shadow" else ("A", "B"),
+            mode="shadow" if plan == "shadow" else "matchup",
+            votable=votable,
+        )
+        return self._launch(started, plan, runs, messages, persisted=True)
+
+    def _require_default(self, roster: Sequence[ModelEntry]) -> ModelEntry:
+        model = self._default_model
+        if model is None or all(m.id != model.id for m in roster):
+            raise RoundConfigError(
+                f"ARENA_DEFAULT_MODEL '{model.id if model else self._policy.default_model}' "
+                "is not in the enabled roster",
+                status=500,
+                code="default_model_missing",
+            )
+        return model
+
+    def _provider_for(self, model: ModelEntry) -> ModelProvider:
+        try:
+            return self._providers.resolve(model.provider)
+        except ProviderUnavailable as exc:
+            raise RoundConfigError(str(exc), status=500, code="provider_unavailable") from None
+
+    def _launch(
+        self,
+        started: MatchupStarted,
+        plan: Plan,
+        runs: tuple[SlotRun, ...],
+        messages: Sequence[ChatMessage],
+        *,
+        persisted: bool,
+    ) -> RoundStream:
+        visible = frozenset(started.slots)
+        state = _Round(started, plan, visible, runs, persisted)
+        matchup_id = uuid.UUID(started.matchup_id)
+        self._rounds[matchup_id] = state
+        task = asyncio.create_task(self._pump(matchup_id, state, messages))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return RoundStream(started, self._subscribe(state))
+
+    async def _pump(
+        self, matchup_id: uuid.UUID, state: _Round, messages: Sequence[ChatMessage]
+    ) -> None:
+        """Run the generation to its end, persist each slot, publish the visible events."""
+        models = {run.slot: run.model for run in state.runs}
+        remaining = set(state.visible)
+        try:
+            stream = self._core.stream(messages, state.runs, abort=state.abort, steer=state.steer)
+            async for event in stream:
+                if isinstance(event, InternalSlotDone) and state.persisted:
+                    await self._repo.save_response(
+                        matchup_id, event.slot, models[event.slot].id, event.result
+                    )
+                if isinstance(event, InternalSteered) and state.persisted:
+                    await self._repo.add_steer(
+                        matchup_id, event.instruction, datetime.now(UTC).isoformat()
+                    )
+                    remaining = set(state.visible)
+                public = _to_public(event, state.visible)
+                if public is not None and remaining:
+                    state.publish(public)
+                if isinstance(event, InternalSlotDone) and event.slot in remaining:
+                    remaining.discard(event.slot)
+                    if not remaining:  # every slot this caller sees is done
+                        state.publish(MatchupDone())
+                        state.publish(None)
+            if remaining:  # aborted before the visible slots finished
+                state.publish(None)
+        except Exception:
+            _log.exception("round %s failed", matchup_id)
+            if remaining:
+                state.publish(RunError(code="stream_failed", message="The round failed"))
+                state.publish(None)
+        finally:
+            self._rounds.pop(matchup_id, None)
+
+    async def _subscribe(self, state: _Round) -> AsyncGenerator[PublicEvent, None]:
+        try:
+            yield state.started
+            while (event := await state.queue.get()) is not None:
+                yield event
+        finally:
+            state.detached = True
+
+    def stop(self, matchup_id: uuid.UUID) -> bool:
+        """Abort a running round (the control plane's ``stop``); false when not running."""
+        state = self._rounds.get(matchup_id)
+        if state is None or state.abort.is_set():
+            return False
+        state.abort.set()
+        return True
+
+    def steer(self, matchup_id: uuid.UUID, instruction: str) -> tuple[bool, str | None]:
+        """Ask a running round to restart with ``instruction``; (accepted, reason if not)."""
+        state = self._rounds.get(matchup_id)
+        if state is None or state.abort.is_set():
+            return False, "unknown or finished matchup"
+        if not state.steer.request(instruction):
+            return False, "a slot already completed"
+        return True, None
+
+    # -- votes and reads -------------------------------------------------------------------------
+
+    async def vote(self, request: VoteRequest) -> VoteReveal:
+        """Record one vote and reveal both models; the winner is derived here, never taken.
+
+        Raises:
+            VoteError: 401 bad/expired token or claims not matching, 403 shadow matchup,
+                404 unknown matchup, 409 already voted.
+        """
+        claims = self._tokens.verify(request.matchup_token)
+        if claims.matchup_id != request.matchup_id:
+            raise VoteError(
+                "The token was issued for another matchup", status=401, code="invalid_token"
+            )
+        matchup = await self._repo.get_matchup(request.matchup_id)
+        if matchup is None:
+            raise VoteError("Matchup not found", status=404, code="matchup_not_found")
+        if matchup.mode == "shadow":
+            raise VoteError("Shadow matchups are not votable", status=403, code="not_votable")
+        if matchup.token_hash != token_hash(request.matchup_token) or not self._tokens.slots_match(
+            claims, matchup.slot_a.id, matchup.slot_b.id
+        ):
+            raise VoteError(
+                "The token does not match this matchup", status=401, code="invalid_token"
+            )
+        slot = winner_slot(request.vote)
+        winner = {"A": matchup.slot_a, "B": matchup.slot_b}[slot].id if slot else None
+        stored = await self._repo.record_vote(
+            matchup.id, request.vote, winner, claims.session_id, slot
+        )
+        if not stored:
+            raise VoteError(
+                "A vote was already recorded for this matchup", status=409, code="already_voted"
+            )
+        return VoteReveal(
+            accepted=True,
+            models=_reveal(matchup),
+            continuable=request.vote in DECISIVE_VOTES,
+            conversation_id=str(matchup.conversation_id) if matchup.conversation_id else None,
+        )
+
+    async def matchup(self, matchup_id: uuid.UUID) -> MatchupView:
+        record = await self._repo.get_matchup(matchup_id)
+        if record is None:
+            raise NotFound("Matchup not found", code="matchup_not_found")
+        return MatchupView(
+            matchup_id=str(record.id),
+            conversation_id=str(record.conversation_id) if record.conversation_id else None,
+            turn_index=record.turn_index,
+            mode="matchup",
+            votable=record.vote is None and record.mode == "blind",
+            continuable=record.vote in DECISIVE_VOTES,
+            vote=record.vote,
+            models=_reveal(record) if record.vote is not None else None,
+        )
+
+    async def conversation(
+        self, conversation_id: uuid.UUID, session_id: str | None
+    ) -> ConversationView:
+        record = await self._repo.get_conversation(conversation_id)
+        if record is None:
+            raise ConversationError(
+                "Conversation not found", status=404, code="conversation_not_found"
+            )
+        if record.session_id is not None and record.session_id != session_id:
+            raise ConversationError(
+                "Conversation session mismatch", status=403, code="conversation_forbidden"
+            )
+        return ConversationView(
+            conversation_id=str(record.id),
+            continuable=is_continuable(record),
+            next_turn_index=len(record.turns),
+            turns=[
+                TurnView(
+                    turn_index=t.turn_index,
+                    matchup_id=str(t.matchup_id),
+                    prompt=t.prompt,
+                    votable=t.vote is None and t.mode == "blind",
+                    vote=t.vote,
+                    answers=[
+                        AnswerView(slot=a.slot, content=a.content, error=a.error) for a in t.answers
+                    ],
+                    models=_reveal(t) if t.vote is not None else None,
+                )
+                for t in record.turns
+            ],
+        )
+
+    async def leaderboard(self) -> LeaderboardView:
+        rows = await self._repo.leaderboard()
+        entries = []
+        for r in rows:
+            decided = r.wins + r.losses + r.ties
+            entries.append(
+                LeaderboardEntry(
+                    id=str(r.model.id),
+                    display_name=r.model.display_name,
+                    wins=r.wins,
+                    losses=r.losses,
+                    ties=r.ties,
+                    skips=r.skips,
+                    total_votes=decided + r.skips,
+                    win_rate=round(r.wins / decided, 4) if decided else 0.0,
+                    rating=r.rating,
+                    rating_std_error=r.rating_stderr,
+                    confidence_interval=_interval(r.ci_lower, r.ci_upper),
+                    component_id=r.component_id,
+                    style_controlled_rating=r.style_rating,
+                    style_controlled_std_error=r.style_stderr,
+                    style_controlled_confidence_interval=_interval(
+                        r.style_ci_lower, r.style_ci_upper
+                    ),
+                )
+            )
+        rated = [e.component_id for e in entries if e.component_id is not None]
+        groups = sorted({c: rated.count(c) for c in rated}.items())
+        return LeaderboardView(
+            components=Components(
+                count=len(groups) if rated else None,
+                groups=[ComponentGroup(component_id=c, models=n) for c, n in groups],
+            ),
+            style_control=StyleControl(effects=[], votes_observed=0, computed_at=None),
+            models=entries,
+        )
+
+
+def _to_public(event: InternalEvent, visible: frozenset[Slot]) -> PublicEvent | None:
+    """The public form of an internal event, or ``None`` when this caller must not see it."""
+    if isinstance(event, InternalToken):
+        return Token(slot=event.slot, token=event.text) if event.slot in visible else None
+    if isinstance(event, InternalSlotError):
+        return SlotError(slot=event.slot, message=event.message) if event.slot in visible else None
+    if isinstance(event, InternalSlotDone):
+        return SlotDone(slot=event.slot) if event.slot in visible else None
+    if isinstance(event, InternalSteered):
+        return Steered(instruction=event.instruction)
+    if isinstance(event, InternalMatchupDone):
+        return None  # the pump emits matchup_done once the caller's slots are done
+    raise TypeError(f"unknown internal event {event!r}")
+
+
+def _identity(model: ModelEntry) -> ModelIdentity:
+    return ModelIdentity(id=str(model.id), display_name=model.display_name)
+
+
+def _reveal(record: MatchupRecord | TurnRecord) -> RevealedModels:
+    return RevealedModels(A=_identity(record.slot_a), B=_identity(record.slot_b))
+
+
+def _interval(lower: float | None, upper: float | None) -> ConfidenceInterval | None:
+    return None if lower is None or upper is None else ConfidenceInterval(lower=lower, upper=upper)

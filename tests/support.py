@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import os
 import signal
 import socket
@@ -111,3 +112,18 @@ class ProductProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait()
+
+
+def parse_sse(raw: str) -> list[tuple[str, dict[str, Any]]]:
+    """Native SSE frames as (event name, JSON data); comments (pings) skipped."""
+    frames = []
+    for block in raw.replace("\r\n", "\n").split("\n\n"):
+        name, data = None, []
+        for line in block.split("\n"):
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+        if name and data:
+            frames.append((name, json.loads("\n".join(data))))
+    return frames

@@ -33,7 +33,9 @@ __all__ = [
     "model_rating_history",
     "model_ratings",
     "model_style_ratings",
+    "model_vote_stats",
     "models",
+    "pair_vote_stats",
     "preferences",
     "responses",
     "style_control_coefficients",
@@ -261,4 +263,33 @@ model_rating_history = Table(
     PrimaryKeyConstraint("model_id", "computed_at"),
     *_rating_checks(),
     Index("model_rating_history_computed_idx", "computed_at"),
+)
+
+
+# -- derived counters, maintained by triggers on `preferences` (migration 0002) -------------------
+# The request path reads these instead of scanning every vote: the leaderboard's records and the
+# matchmaker's pair counts stay O(models), however many votes are stored.
+
+model_vote_stats = Table(
+    "model_vote_stats",
+    metadata,
+    _rated_model_fk(primary_key=True),
+    Column("wins", Integer, nullable=False, server_default=text("0")),
+    Column("losses", Integer, nullable=False, server_default=text("0")),
+    Column("ties", Integer, nullable=False, server_default=text("0")),
+    Column("skips", Integer, nullable=False, server_default=text("0")),
+)
+
+pair_vote_stats = Table(
+    "pair_vote_stats",
+    metadata,
+    Column(
+        "model_lo", UUID(as_uuid=True), ForeignKey("models.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column(
+        "model_hi", UUID(as_uuid=True), ForeignKey("models.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("games", Integer, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("model_lo", "model_hi"),
+    CheckConstraint("model_lo < model_hi", name="canonical_order"),
 )

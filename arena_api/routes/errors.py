@@ -14,7 +14,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
-__all__ = ["API_PREFIXES", "ApiError", "error_response", "exception_handlers", "routes"]
+from arena_api.core.errors import ArenaError
+
+__all__ = ["API_PREFIXES", "error_response", "exception_handlers", "routes"]
 
 # Paths that belong to the API: an unmatched request there is a JSON 404, never the UI's HTML.
 API_PREFIXES: tuple[str, ...] = (
@@ -30,16 +32,6 @@ API_PREFIXES: tuple[str, ...] = (
 _CODES = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
-class ApiError(Exception):
-    """An error with its HTTP status and machine-readable code, raised anywhere under a route."""
-
-    def __init__(
-        self, status: int, code: str, message: str, details: Mapping[str, Any] | None = None
-    ) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message, self.details = status, code, message, details
-
-
 def error_response(
     status: int, code: str, message: str, details: Mapping[str, Any] | None = None
 ) -> JSONResponse:
@@ -49,8 +41,8 @@ def error_response(
     return JSONResponse(body, status_code=status)
 
 
-async def _api_error(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, ApiError)
+async def _arena_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ArenaError)
     return error_response(exc.status, exc.code, exc.message, exc.details)
 
 
@@ -79,7 +71,7 @@ async def not_found(request: Request) -> Response:
     return error_response(404, "not_found", f"no route for {request.method} {request.url.path}")
 
 
-exception_handlers = {ApiError: _api_error, HTTPException: _http_error}
+exception_handlers = {ArenaError: _arena_error, HTTPException: _http_error}
 
 _ALL = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
 

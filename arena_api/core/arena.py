@@ -1,0 +1,204 @@
+"""ArenaCore: run the slots of a round concurrently and merge them into one event stream.
+
+Each slot runs in its own task and pushes into one queue, so a slow slot never blocks the other;
+a slot that fails (provider error, stall past the slot timeout, or a bug) emits ``slot_error``
+and then its ``slot_done`` carrying the error, while the other keeps streaming. Abort (the
+``abort`` event, or closing the stream) cancels every slot task and waits for them, so provider
+connections are released before ``stream`` returns.
+
+Steering (abort-and-restart) is the caller's to drive through ``SteerRequest``: the running
+generation is cancelled, ``steered`` is emitted, and every slot restarts with the instruction
+appended as a system turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+
+from arena_api.core.errors import ProviderError
+from arena_api.core.events import (
+    InternalEvent,
+    InternalMatchupDone,
+    InternalSlotDone,
+    InternalSlotError,
+    InternalSteered,
+    InternalToken,
+    SlotResult,
+)
+from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.ports import ModelProvider
+from arena_api.core.response_metrics import estimate_tokens, markdown_density
+
+__all__ = ["ArenaCore", "SlotRun", "SteerControl"]
+
+_INTERNAL_FAILURE = "the model stream failed unexpectedly"
+
+
+@dataclass(frozen=True)
+class SlotRun:
+    """One slot of a round: which model answers and through which provider."""
+
+    slot: Slot
+    model: ModelEntry
+    provider: ModelProvider
+
+
+class SteerControl:
+    """The channel through which a steer reaches a running stream (abort-and-restart).
+
+    ``request`` is accepted only while no slot has finished; the stream consumes it.
+    """
+
+    def __init__(self) -> None:
+        self._pending: str | None = None
+        self._wakeup = asyncio.Event()
+        self.accepting = True
+
+    def request(self, instruction: str) -> bool:
+        if not self.accepting or self._pending is not None:
+            return False
+        self._pending = instruction
+        self._wakeup.set()
+        return True
+
+    def _take(self) -> str | None:
+        instruction, self._pending = self._pending, None
+        self._wakeup.clear()
+        return instruction
+
+
+class _Stop:
+    """Queue sentinel: abort requested or a steer arrived."""
+
+
+_STOP = _Stop()
+
+
+class ArenaCore:
+    def __init__(
+        self, *, slot_timeout_s: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._slot_timeout_s = slot_timeout_s
+        self._clock = clock
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        runs: Sequence[SlotRun],
+        *,
+        abort: asyncio.Event | None = None,
+        steer: SteerControl | None = None,
+    ) -> AsyncIterator[InternalEvent]:
+        """Yield the round's internal events; ``matchup_done`` last, unless aborted.
+
+        Args:
+            messages: the context every slot answers (identical across slots).
+            runs: one or two slots.
+            abort: when set, the stream stops at once (no ``matchup_done``).
+            steer: optional steer channel; an accepted steer restarts every slot.
+        """
+        context = list(messages)
+        while True:
+            queue: asyncio.Queue[InternalEvent | _Stop] = asyncio.Queue()
+            tasks = [asyncio.create_task(self._run_slot(run, context, queue)) for run in runs]
+            watchers = [
+                asyncio.create_task(_signal_on(event, queue))
+                for event in (abort, steer._wakeup if steer else None)
+                if event is not None
+            ]
+            pending = len(tasks)
+            restart: str | None = None
+            if steer is not None:
+                steer.accepting = True
+            try:
+                while pending:
+                    item = await queue.get()
+                    if isinstance(item, _Stop):
+                        if abort is not None and abort.is_set():
+                            return
+                        restart = steer._take() if steer else None
+                        if restart is not None:
+                            break
+                        continue
+                    if isinstance(item, InternalSlotDone):
+                        pending -= 1
+                        if steer is not None:
+                            steer.accepting = False
+                    yield item
+            finally:
+                for task in [*tasks, *watchers]:
+                    task.cancel()
+                await asyncio.gather(*tasks, *watchers, return_exceptions=True)
+            if restart is None:
+                yield InternalMatchupDone()
+                return
+            context = [*context, ChatMessage(role="system", content=restart)]
+            yield InternalSteered(instruction=restart)
+
+    async def _run_slot(
+        self,
+        run: SlotRun,
+        messages: Sequence[ChatMessage],
+        queue: asyncio.Queue[InternalEvent | _Stop],
+    ) -> None:
+        started = self._clock()
+        parts: list[str] = []
+        first_token_at: float | None = None
+        provider_tokens: int | None = None
+        model_version: str | None = None
+        error: str | None = None
+        chunks = run.provider.stream(run.model, messages)
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(self._slot_timeout_s) as deadline:
+                async for chunk in chunks:
+                    deadline.reschedule(loop.time() + self._slot_timeout_s)
+                    if chunk.text:
+                        if first_token_at is None:
+                            first_token_at = self._clock()
+                        parts.append(chunk.text)
+                        queue.put_nowait(InternalToken(slot=run.slot, text=chunk.text))
+                    if chunk.output_tokens is not None:
+                        provider_tokens = chunk.output_tokens
+                    if chunk.model_version:
+                        model_version = chunk.model_version
+        except TimeoutError:
+            error = f"no output for {self._slot_timeout_s:g} s; the slot timed out"
+        except ProviderError as exc:
+            error = str(exc) or type(exc).__name__
+        except Exception:  # a bug in one slot must never take the other down
+            error = _INTERNAL_FAILURE
+        finally:
+            with contextlib.suppress(Exception):
+                await chunks.aclose()  # type: ignore[attr-defined]
+        finished = self._clock()
+        content = "".join(parts)
+        duration_ms = max(0, round((finished - started) * 1000))
+        result = SlotResult(
+            content=content,
+            latency_ms=duration_ms,
+            ttft_ms=None
+            if first_token_at is None
+            else max(0, round((first_token_at - started) * 1000)),
+            stream_duration_ms=duration_ms,
+            output_token_count=provider_tokens
+            if provider_tokens is not None
+            else estimate_tokens(content),
+            token_count_source="provider" if provider_tokens is not None else "estimated",
+            markdown_density=markdown_density(content),
+            model_version=model_version,
+            error=error,
+        )
+        if error is not None:
+            queue.put_nowait(InternalSlotError(slot=run.slot, message=error))
+        queue.put_nowait(InternalSlotDone(slot=run.slot, result=result))
+
+
+async def _signal_on(event: asyncio.Event, queue: asyncio.Queue[InternalEvent | _Stop]) -> None:
+    """Wake the consumer once ``event`` is set (each generation gets fresh watchers)."""
+    await event.wait()
+    queue.put_nowait(_STOP)

@@ -1,0 +1,177 @@
+"""The events of a round: internal ones (from ArenaCore, with metrics) and public ones (the wire).
+
+Internal events carry what persistence needs (content, latency, token counts). Public events
+carry nothing that could identify a model: ``slot_done`` is stripped to its slot, and
+``matchup_started`` names slots, never models. Every public event is a validated pydantic model,
+so nothing leaves the server without passing the public schema. Wire keys are camelCase.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic.alias_generators import to_camel
+
+from arena_api.core.models import Slot
+
+__all__ = [
+    "InternalEvent",
+    "InternalMatchupDone",
+    "InternalSlotDone",
+    "InternalSlotError",
+    "InternalSteered",
+    "InternalToken",
+    "MatchupDone",
+    "MatchupStarted",
+    "PUBLIC_EVENTS",
+    "PublicEvent",
+    "RoundMode",
+    "RunError",
+    "SlotDone",
+    "SlotError",
+    "SlotResult",
+    "Steered",
+    "Token",
+    "TokenCountSource",
+    "public_event_adapter",
+]
+
+RoundMode = Literal["matchup", "single", "shadow"]
+TokenCountSource = Literal["provider", "estimated"]
+
+
+# -- internal ------------------------------------------------------------------------------------
+
+
+class _Internal(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SlotResult(_Internal):
+    """Everything recorded about one slot's answer."""
+
+    content: str
+    latency_ms: int = Field(ge=0)
+    ttft_ms: int | None = Field(default=None, ge=0)
+    stream_duration_ms: int = Field(ge=0)
+    output_token_count: int = Field(ge=0)
+    token_count_source: TokenCountSource
+    markdown_density: float = Field(ge=0, le=1)
+    model_version: str | None = None
+    error: str | None = None
+
+
+class InternalToken(_Internal):
+    type: Literal["token"] = "token"
+    slot: Slot
+    text: str
+
+
+class InternalSlotError(_Internal):
+    type: Literal["slot_error"] = "slot_error"
+    slot: Slot
+    message: str
+
+
+class InternalSlotDone(_Internal):
+    type: Literal["slot_done"] = "slot_done"
+    slot: Slot
+    result: SlotResult
+
+
+class InternalSteered(_Internal):
+    type: Literal["steered"] = "steered"
+    instruction: str
+
+
+class InternalMatchupDone(_Internal):
+    type: Literal["matchup_done"] = "matchup_done"
+
+
+InternalEvent = Annotated[
+    InternalToken | InternalSlotError | InternalSlotDone | InternalSteered | InternalMatchupDone,
+    Field(discriminator="type"),
+]
+
+
+# -- public --------------------------------------------------------------------------------------
+
+
+class _Public(BaseModel):
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", alias_generator=to_camel, populate_by_name=True
+    )
+
+    def wire(self) -> dict[str, object]:
+        """The JSON object sent on the wire: camelCase keys, absent optionals omitted."""
+        return self.model_dump(by_alias=True, exclude_none=True)
+
+    def wire_json(self) -> str:
+        return self.model_dump_json(by_alias=True, exclude_none=True)
+
+
+class MatchupStarted(_Public):
+    """First event of every round. ``matchup_token``/``conversation_id``/``turn_index`` are
+    omitted when the round has nothing behind them (a ``single`` round; no token on shadow)."""
+
+    type: Literal["matchup_started"] = "matchup_started"
+    matchup_id: str
+    matchup_token: str | None = None
+    conversation_id: str | None = None
+    turn_index: int | None = Field(default=None, ge=0)
+    slots: tuple[Slot, ...] = Field(min_length=1, max_length=2)
+    mode: RoundMode
+    votable: bool
+
+    def header(self) -> str:
+        """The ``x-arena-matchup`` header: this event as JSON, minus its ``type``."""
+        return self.model_dump_json(by_alias=True, exclude_none=True, exclude={"type"})
+
+
+class Token(_Public):
+    type: Literal["token"] = "token"
+    slot: Slot
+    token: str = Field(min_length=1)
+
+
+class SlotError(_Public):
+    type: Literal["slot_error"] = "slot_error"
+    slot: Slot
+    message: str
+
+
+class SlotDone(_Public):
+    type: Literal["slot_done"] = "slot_done"
+    slot: Slot
+
+
+class Steered(_Public):
+    type: Literal["steered"] = "steered"
+    instruction: str
+
+
+class RunError(_Public):
+    type: Literal["run_error"] = "run_error"
+    code: str
+    message: str
+
+
+class MatchupDone(_Public):
+    type: Literal["matchup_done"] = "matchup_done"
+
+
+PublicEvent = Annotated[
+    MatchupStarted | Token | SlotError | SlotDone | Steered | RunError | MatchupDone,
+    Field(discriminator="type"),
+]
+PUBLIC_EVENTS: tuple[str, ...] = (
+    "matchup_started",
+    "token",
+    "slot_error",
+    "slot_done",
+    "steered",
+    "run_error",
+    "matchup_done",
+)
+public_event_adapter: TypeAdapter[PublicEvent] = TypeAdapter(PublicEvent)

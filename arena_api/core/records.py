@@ -1,0 +1,110 @@
+"""What the repositories hand the service: plain, immutable records of stored rounds."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Literal
+
+from arena_api.core.models import ModelEntry, Slot
+
+__all__ = [
+    "DECISIVE_VOTES",
+    "LeaderboardRow",
+    "VOTES",
+    "ConversationRecord",
+    "MatchupRecord",
+    "NewRound",
+    "StoredAnswer",
+    "TurnRecord",
+    "Vote",
+    "winner_slot",
+]
+
+Vote = Literal["left", "right", "both_good", "both_bad", "skip"]
+VOTES: tuple[Vote, ...] = ("left", "right", "both_good", "both_bad", "skip")
+DECISIVE_VOTES: frozenset[str] = frozenset({"left", "right"})
+StoredMode = Literal["blind", "shadow"]
+
+
+def winner_slot(vote: str | None) -> Slot | None:
+    """The slot a vote made the winner: ``left`` → A, ``right`` → B, anything else none."""
+    return "A" if vote == "left" else "B" if vote == "right" else None
+
+
+@dataclass(frozen=True)
+class NewRound:
+    """Everything inserted, in one transaction, when an engaged round starts."""
+
+    matchup_id: uuid.UUID
+    conversation_id: uuid.UUID
+    new_conversation: bool
+    session_id: str | None
+    turn_index: int
+    parent_response_id: uuid.UUID | None
+    prompt: str
+    slot_a: ModelEntry
+    slot_b: ModelEntry
+    token_hash: str
+    harness_version: str
+    mode: StoredMode
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    slot: Slot
+    response_id: uuid.UUID
+    content: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    turn_index: int
+    matchup_id: uuid.UUID
+    prompt: str
+    mode: StoredMode
+    vote: Vote | None
+    answers: tuple[StoredAnswer, ...]
+    slot_a: ModelEntry
+    slot_b: ModelEntry
+
+    def answer(self, slot: Slot) -> StoredAnswer | None:
+        return next((a for a in self.answers if a.slot == slot), None)
+
+
+@dataclass(frozen=True)
+class ConversationRecord:
+    id: uuid.UUID
+    session_id: str | None
+    turns: tuple[TurnRecord, ...]
+
+
+@dataclass(frozen=True)
+class MatchupRecord:
+    id: uuid.UUID
+    conversation_id: uuid.UUID | None
+    turn_index: int | None
+    mode: StoredMode
+    token_hash: str
+    slot_a: ModelEntry
+    slot_b: ModelEntry
+    vote: Vote | None
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    model: ModelEntry
+    wins: int
+    losses: int
+    ties: int
+    skips: int
+    rating: float | None
+    rating_stderr: float | None
+    ci_lower: float | None
+    ci_upper: float | None
+    component_id: int | None
+    style_rating: float | None
+    style_stderr: float | None
+    style_ci_lower: float | None
+    style_ci_upper: float | None
