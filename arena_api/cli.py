@@ -20,9 +20,11 @@ from pathlib import Path
 import click
 import httpx
 
+from arena_api.core.errors import RoundConfigError
+from arena_api.core.plans import resolve_default_model
 from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
-from arena_api.db.repository import SeedResult, seed_roster
+from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
 from arena_api.roster import RosterError, load_roster
 from arena_api.settings import Settings, SettingsError, load_settings, settings_markdown
 
@@ -63,7 +65,11 @@ async def _prepare(url: str, settings: Settings, *, seed: bool) -> SeedResult | 
         await upgrade(engine)
         if not seed:
             return None
-        return await seed_roster(engine, load_roster(settings.models_file))
+        result = await seed_roster(engine, load_roster(settings.models_file))
+        if settings.default_model is not None:
+            # Checked here too: a bad value stops `arena serve` with one line, not a worker crash.
+            resolve_default_model(settings.default_model, await list_enabled_models(engine))
+        return result
     finally:
         await engine.dispose()
 
@@ -71,7 +77,7 @@ async def _prepare(url: str, settings: Settings, *, seed: bool) -> SeedResult | 
 def _run_prepare(url: str, settings: Settings, *, seed: bool) -> SeedResult | None:
     try:
         return asyncio.run(_prepare(url, settings, seed=seed))
-    except RosterError as exc:
+    except (RosterError, RoundConfigError) as exc:
         _fail(str(exc))
     except (OSError, ConnectionError) as exc:
         _fail(f"the database at DATABASE_URL is unreachable: {exc}", 1)
