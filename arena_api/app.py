@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
+import asyncpg
 import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
@@ -28,7 +29,7 @@ from arena_api.core.arena import ArenaCore
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.engine import create_engine, embedded_postgres
-from arena_api.db.repository import PostgresRepository
+from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.providers import build_registry
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import errors, health
@@ -85,10 +86,12 @@ def token_secret(settings: Settings) -> bytes:
     return bytes.fromhex(path.read_text().strip())
 
 
-def build_arena(settings: Settings, engine: AsyncEngine, http: httpx.AsyncClient) -> ArenaService:
+def build_arena(
+    settings: Settings, engine: AsyncEngine, pool: asyncpg.Pool, http: httpx.AsyncClient
+) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
-        repository=PostgresRepository(engine),
+        repository=PostgresRepository(engine, pool),
         providers=build_registry(settings, http),
         matchmaker=make_matchmaker(settings.matchmaker),
         core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
@@ -114,12 +117,14 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             url = pg.url
         engine = create_engine(url)
         stack.push_async_callback(engine.dispose)
+        pool = await create_pool(url)
+        stack.push_async_callback(pool.close)
         http = httpx.AsyncClient(
             timeout=httpx.Timeout(connect=10.0, read=None, write=30.0, pool=10.0),
             limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
         )
         stack.push_async_callback(http.aclose)
-        arena = build_arena(settings, engine, http)
+        arena = build_arena(settings, engine, pool, http)
         await arena.start()
         stack.push_async_callback(arena.close)
         yield Services(settings=settings, engine=engine, arena=arena)

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.core.errors import ConversationError
 from arena_api.core.records import NewRound
-from arena_api.db.repository import PostgresRepository, seed_roster
+from arena_api.db.repository import PostgresRepository, create_pool, seed_roster
 from arena_api.roster import load_roster
 from tests.integration.arena_harness import Arena, serve_arena
 from tests.support import ROOT
@@ -141,9 +141,10 @@ async def test_conversation_read_is_scoped_and_hides_the_pending_round(
 
 
 async def test_a_second_insert_at_the_same_turn_position_is_a_conversation_conflict(
-    db: AsyncEngine,
+    db: AsyncEngine, database_url: str
 ) -> None:
-    repository = PostgresRepository(db)
+    pool = await create_pool(database_url)
+    repository = PostgresRepository(db, pool)
     await seed_roster(db, load_roster(ROOT / "models.yaml"))
     a, b = (await repository.enabled_models())[:2]
     conversation = uuid.uuid4()
@@ -171,4 +172,5 @@ async def test_a_second_insert_at_the_same_turn_position_is_a_conversation_confl
     assert (caught.value.status, caught.value.code) == (409, "conversation_conflict")
     async with db.connect() as conn:
         matchups = (await conn.execute(text("SELECT count(*) FROM matchups"))).scalar()
+    await pool.close()
     assert matchups == 1

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.app import build_arena
 from arena_api.core.errors import RoundConfigError
-from arena_api.db.repository import seed_roster
+from arena_api.db.repository import create_pool, seed_roster
 from arena_api.roster import load_roster
 from tests.integration.arena_harness import serve_arena
 from tests.support import ROOT, make_settings
@@ -93,11 +93,13 @@ async def test_default_model_that_matches_nothing_fails_at_boot(
         ARENA_DEFAULT_MODEL="gpt-nonexistent",
         ARENA_DATA_DIR=str(tmp_path),
     )
+    pool = await create_pool(database_url)
     async with httpx.AsyncClient() as http:
-        arena = build_arena(settings, db, http)
+        arena = build_arena(settings, db, pool, http)
 
         with pytest.raises(RoundConfigError) as caught:
             await arena.start()
+    await pool.close()
 
     assert caught.value.code == "default_model_missing"
     assert "Mock Aurora" in caught.value.message
