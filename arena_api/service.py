@@ -42,6 +42,7 @@ from arena_api.core.events import (
     Steered,
     Token,
 )
+from arena_api.core.ids import new_id
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
 from arena_api.core.ports import ArenaRepository, Matchmaker, ModelProvider, ProviderResolver
@@ -212,7 +213,7 @@ class ArenaService:
             model = self._require_default(roster)
             runs: tuple[SlotRun, ...] = (SlotRun("A", model, self._provider_for(model)),)
             started = MatchupStarted(
-                matchup_id=str(uuid.uuid4()), slots=("A",), mode="single", votable=False
+                matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
             )
             return self._launch(started, plan, runs, messages, persisted=False)
 
@@ -230,8 +231,8 @@ class ArenaService:
             SlotRun("B", slot_b, self._provider_for(slot_b)),
         )
 
-        matchup_id = uuid.uuid4()
-        conversation_id = conversation.id if conversation else uuid.uuid4()
+        matchup_id = new_id()
+        conversation_id = conversation.id if conversation else new_id()
         turn_index = turn.turn_index if turn else 0
         votable = plan == "matchup"
         token = (

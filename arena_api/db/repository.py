@@ -16,6 +16,7 @@ from sqlalchemy.sql import Select
 
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
+from arena_api.core.ids import new_id
 from arena_api.core.models import ModelEntry, Slot
 from arena_api.core.ports import MatchmakingSnapshot
 from arena_api.core.records import (
@@ -71,7 +72,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
         }
         rows = [
             {
-                "id": uuid.uuid4(),
+                "id": new_id(),
                 "display_name": m.display_name,
                 "provider": m.provider,
                 "provider_model_id": m.provider_model_id,
@@ -245,7 +246,7 @@ class PostgresRepository:
                     new.token_hash,
                     new.harness_version,
                     new.mode,
-                    uuid.uuid4(),
+                    new_id(),
                     new.parent_response_id,
                     new.turn_index,
                 )
@@ -265,7 +266,7 @@ class PostgresRepository:
         async with self._pool.acquire() as conn:
             await conn.execute(
                 _SAVE_RESPONSE,
-                uuid.uuid4(),
+                new_id(),
                 matchup_id,
                 slot,
                 model_id,
@@ -390,7 +391,7 @@ class PostgresRepository:
         async with self._pool.acquire() as conn:
             inserted = await conn.fetchval(
                 _RECORD_VOTE,
-                uuid.uuid4(),
+                new_id(),
                 matchup_id,
                 vote,
                 winner_model_id,
