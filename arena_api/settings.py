@@ -238,7 +238,7 @@ SETTINGS: tuple[Setting, ...] = (
         "ARENA_ALLOW_DEV_SECRET",
         "0",
         "Allow a generated development token secret when `MATCHUP_TOKEN_SECRET` is unset "
-        "(a loud warning is logged; votes do not survive a restart).",
+        "(kept in the data dir; a loud warning is logged at start).",
         _boolean(),
         group="arena",
     ),
@@ -349,7 +349,7 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "OPENAI_BASE_URL",
         None,
-        "Base URL of the OpenAI-compatible provider (default: OpenAI's).",
+        "Base URL of the OpenAI-compatible provider, including `/v1` (default: OpenAI's).",
         _url(*_HTTP),
         attr="openai_base_url",
         group="providers",
@@ -357,7 +357,7 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "VLLM_BASE_URL",
         None,
-        "Base URL of a vLLM server (OpenAI-compatible).",
+        "Base URL of a vLLM server, including `/v1` (OpenAI-compatible).",
         _url(*_HTTP),
         attr="vllm_base_url",
         group="providers",
@@ -397,7 +397,7 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "HOST_PROXY_URL",
         None,
-        "Host-owned OpenAI-compatible proxy; upstream keys stay with the host.",
+        "Host-owned OpenAI-compatible proxy, including `/v1`; upstream keys stay with the host.",
         _url(*_HTTP),
         attr="host_proxy_url",
         group="providers",

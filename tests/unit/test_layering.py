@@ -1,0 +1,80 @@
+"""The dependency rules of DESIGN.md and STYLE.md §2, checked on the import statements."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import ROOT
+
+STDLIB = sys.stdlib_module_names
+
+# package -> top-level imports it may use besides the standard library
+RULES: dict[str, tuple[str, ...]] = {
+    "arena_api/core": ("pydantic", "arena_api.core"),
+    "arena_api/protocols": ("pydantic", "arena_api.core", "arena_api.protocols"),
+    "arena_api/providers": (
+        "httpx",
+        "openai",
+        "arena_api.core",
+        "arena_api.providers",
+        "arena_api.settings",
+    ),
+    "arena_api/routes": (
+        "starlette",
+        "sse_starlette",
+        "sqlalchemy",
+        "arena_api.core",
+        "arena_api.service",
+        "arena_api.protocols",
+        "arena_api.routes",
+        "arena_api.db.migrations",
+    ),
+    "arena_rating": ("numpy", "scipy", "sqlalchemy", "arena_rating", "arena_api.db.tables"),
+}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _allowed(name: str, prefixes: tuple[str, ...]) -> bool:
+    top = name.split(".")[0]
+    if top in STDLIB or top == "__future__":
+        return True
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+@pytest.mark.parametrize("package", list(RULES))
+def test_package_imports_only_what_its_layer_may(package: str) -> None:
+    offending = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / package).rglob("*.py"))
+        for name in _imports(path)
+        if not _allowed(name, RULES[package])
+    }
+
+    assert not offending, sorted(offending)
+
+
+def test_only_the_service_layer_is_reached_from_the_ui() -> None:
+    offending = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in sorted((ROOT / "arena_app").rglob("*.py"))
+        if path.name not in {"backend.py", "arena_app.py", "server.py", "build.py"}
+        for name in _imports(path)
+        if name.startswith("arena_api.")
+        and not name.startswith(("arena_api.service", "arena_api.core"))
+    }
+
+    assert not offending, sorted(offending)
