@@ -32,6 +32,7 @@ from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.providers import build_registry
 from arena_api.routes import arena as arena_routes
+from arena_api.routes import chat as chat_routes
 from arena_api.routes import errors, health
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.service import ArenaService, RoundPolicy
@@ -144,7 +145,12 @@ async def services_lifespan(app: Starlette) -> AsyncIterator[None]:
 
 def api_routes() -> list[BaseRoute]:
     """Every route of the API, in matching order; the JSON-404 catch-alls come last."""
-    return [*health.routes, *arena_routes.routes, *errors.routes]
+    return [
+        *health.routes,
+        *chat_routes.routes,
+        *arena_routes.routes,
+        *errors.routes,
+    ]
 
 
 def create_api(settings: Settings | None = None, *, standalone: bool = False) -> Starlette:

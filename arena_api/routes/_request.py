@@ -1,4 +1,14 @@
-"""Reading request bodies and parameters at the edge, with the API's error shape."""
+"""Reading request bodies and parameters at the edge, with the API's error shape.
+
+A JSON body is read under these rules (every POST route):
+
+* ``Content-Type`` must be JSON: ``application/json`` or any ``+json`` type, parameters such as
+  ``charset`` allowed. A request with no ``Content-Type`` is read as JSON too (minimal clients
+  omit it). Anything else (``text/plain``, a form) is ``415 unsupported_media_type``.
+* The body is at most ``MAX_BODY_BYTES`` (1 MiB); past it, ``413 too_large``, checked against
+  ``Content-Length`` first and then while reading, so a lying or chunked client cannot exceed it.
+* Malformed JSON (or bytes that are not UTF-8) is ``400 invalid_request``.
+"""
 
 from __future__ import annotations
 
@@ -12,23 +22,40 @@ from arena_api.core.errors import ArenaError, InvalidRequest
 
 __all__ = ["MAX_BODY_BYTES", "read_json", "uuid_param"]
 
-MAX_BODY_BYTES = 1_000_000
+MAX_BODY_BYTES = 1024 * 1024
 
 
-async def read_json(request: Request) -> Any:
+def _is_json(content_type: str | None) -> bool:
+    if content_type is None:
+        return True
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (
+        media.startswith("application/") and media.endswith("+json")
+    )
+
+
+async def read_json(request: Request, *, max_bytes: int = MAX_BODY_BYTES) -> Any:
     """The request's JSON body.
 
     Raises:
+        ArenaError: 415 ``unsupported_media_type`` for a non-JSON ``Content-Type``; 413
+            ``too_large`` past ``max_bytes``.
         InvalidRequest: the body is not JSON.
-        ArenaError: 413 ``too_large`` past ``MAX_BODY_BYTES``.
     """
+    content_type = request.headers.get("content-type")
+    if not _is_json(content_type):
+        raise ArenaError(
+            f"Content-Type must be application/json, not {content_type}",
+            status=415,
+            code="unsupported_media_type",
+        )
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
         raise ArenaError("Request body too large", status=413, code="too_large")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_BODY_BYTES:
+        if len(body) > max_bytes:
             raise ArenaError("Request body too large", status=413, code="too_large")
     try:
         return json.loads(body)

@@ -1,53 +1,23 @@
-"""The arena's own routes: chat (native SSE), vote, round and conversation reads, leaderboard."""
+"""The arena's own routes: vote, round and conversation reads, leaderboard, the model list.
+
+The chat routes live in ``routes/chat.py``."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import InvalidRequest
-from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
-from arena_api.protocols import EventAdapter, NativeSSE
+from arena_api.core.requests import VoteRequest, parse_command
 from arena_api.routes._request import read_json, uuid_param
-from arena_api.service import ArenaService, RoundStream
+from arena_api.service import ArenaService
 
-__all__ = ["routes", "stream_response"]
+__all__ = ["routes"]
 
 
 def _arena(request: Request) -> ArenaService:
     return request.app.state.services.arena  # type: ignore[no-any-return]
-
-
-def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
-    """Frame a round with ``adapter``; closing the response detaches from the round only."""
-
-    async def frames() -> AsyncIterator[bytes]:
-        async with contextlib.aclosing(round_.events) as events:
-            async for event in events:
-                yield adapter.serialize(event)
-        tail = adapter.finalize()
-        if tail:
-            yield tail
-
-    headers = {
-        "cache-control": "no-cache",
-        "x-accel-buffering": "no",
-        "x-arena-matchup": round_.started.header(),
-        "access-control-expose-headers": "x-arena-matchup",
-        **adapter.headers,
-    }
-    return EventSourceResponse(frames(), headers=headers, media_type=adapter.media_type, ping=15)
-
-
-async def chat(request: Request) -> Response:
-    command = parse_command(ChatRequest, await read_json(request))
-    round_ = await _arena(request).start_round(command, x_arena=request.headers.get("x-arena"))
-    return stream_response(round_, NativeSSE())
 
 
 async def vote(request: Request) -> JSONResponse:
@@ -93,7 +63,6 @@ async def model_list(request: Request) -> JSONResponse:
 
 
 routes: list[BaseRoute] = [
-    Route("/api/arena/chat", chat, methods=["POST"], name="chat"),
     Route("/api/arena/vote", vote, methods=["POST"], name="vote"),
     Route("/api/arena/matchups/{matchup_id}", matchup, methods=["GET"], name="matchup"),
     Route(

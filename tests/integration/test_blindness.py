@@ -1,20 +1,28 @@
-"""No identity reaches the wire before the vote: not in a header, not in a byte of the body."""
+"""No identity reaches the wire before the vote: not in a header, not in a byte of the body.
+
+The cases are generated from the protocol registry (every protocol x every plan x with and
+without a session x first turn and follow-up), so a new protocol is covered without a new test.
+"""
 
 from __future__ import annotations
 
 import base64
 import itertools
 import re
-from pathlib import Path
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_api.db.tables import metadata
+from arena_api.protocols import PROTOCOLS
 from tests.integration.arena_harness import Arena, serve_arena
-from tests.support import parse_sse
+from tests.integration.protocols._wire import envelope, read_round
 
-PLANS = {
+PLANS: dict[str, dict[str, str]] = {
     "matchup": {},
     "single": {"ARENA_TRIGGER": "manual", "ARENA_DEFAULT_MODEL": "mock-cirrus"},
     "shadow": {"ARENA_EXPOSURE": "shadow", "ARENA_DEFAULT_MODEL": "Mock Aurora"},
@@ -26,13 +34,32 @@ PLANS = {
 }
 CASES = [
     pytest.param(
-        plan,
+        protocol.name,
         session,
         follow_up,
-        id=f"{plan}-{'session' if session else 'anon'}-{'turn1' if follow_up else 'turn0'}",
+        id="-".join(
+            (protocol.name, "session" if session else "anon", "turn1" if follow_up else "turn0")
+        ),
     )
-    for plan, session, follow_up in itertools.product(PLANS, (True, False), (False, True))
+    for protocol, session, follow_up in itertools.product(PROTOCOLS, (True, False), (False, True))
 ]
+
+
+@pytest.fixture(scope="module", params=list(PLANS))
+async def plan_arena(
+    request: pytest.FixtureRequest,
+    engine: AsyncEngine,
+    database_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[tuple[Arena, set[str]]]:
+    """One server per plan over a clean database, and the words that would identify a model."""
+    async with engine.begin() as conn:
+        tables = ", ".join(table.name for table in metadata.sorted_tables)
+        await conn.execute(text(f"TRUNCATE {tables} CASCADE"))
+    async with serve_arena(
+        engine, database_url, tmp_path_factory.mktemp("blind"), **PLANS[request.param]
+    ) as arena:
+        yield arena, await _forbidden(arena)
 
 
 async def _forbidden(arena: Arena) -> set[str]:
@@ -44,41 +71,42 @@ async def _forbidden(arena: Arena) -> set[str]:
 
 
 def _wire(response: httpx.Response) -> str:
-    """Headers and body, plus the decoded claims of any vote token in them (base64 hides ids)."""
+    """Headers and body, with every vote token replaced by its decoded claims (base64 hides ids,
+    and random base64 could spell a forbidden word by chance)."""
     headers = "\n".join(f"{k}: {v}" for k, v in response.headers.items())
     wire = headers + "\n\n" + response.text
-    for payload in re.findall(r'"matchupToken":\s*"([A-Za-z0-9_-]+)\.', wire):
-        wire += "\n" + base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    for token, payload in set(re.findall(r'"matchupToken":\s*"(([A-Za-z0-9_-]+)\.[\w-]+)"', wire)):
+        claims = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+        wire = wire.replace(token, "<token>") + "\n" + claims
     return wire
 
 
-@pytest.mark.parametrize(("plan", "session", "follow_up"), CASES)
+@pytest.mark.parametrize(("protocol", "session", "follow_up"), CASES)
 async def test_no_identity_in_any_byte_of_a_chat_response(
-    db: AsyncEngine, database_url: str, tmp_path: Path, plan: str, session: bool, follow_up: bool
+    plan_arena: tuple[Arena, set[str]], protocol: str, session: bool, follow_up: bool
 ) -> None:
-    body: dict[str, object] = {"prompt": "Which model are you?"}
-    if session:
-        body["sessionId"] = "blind-session"
-    async with serve_arena(db, database_url, tmp_path, **PLANS[plan]) as arena:
-        forbidden = await _forbidden(arena)
-        wires = []
-        response = await arena.client.post("/api/arena/chat", json=body)
-        wires.append(_wire(response))
-        started = parse_sse(response.text)[0][1]
-        if follow_up and started.get("matchupToken"):
-            await arena.vote(started, "left")  # the reveal is allowed from here on ...
-            follow = await arena.client.post(
-                "/api/arena/chat",
-                json={**body, "prompt": "And now?", "conversationId": started["conversationId"]},
-            )
-            wires = [_wire(follow)]  # ... so only the next round's bytes are checked
-            matchup = parse_sse(follow.text)[0][1]["matchupId"]
-            wires.append(_wire(await arena.client.get(f"/api/arena/matchups/{matchup}")))
-        elif started.get("matchupToken"):
-            wires.append(
-                _wire(await arena.client.get(f"/api/arena/matchups/{started['matchupId']}"))
-            )
+    arena, forbidden = plan_arena
+    fields: dict[str, Any] = {"sessionId": "blind-session"} if session else {}
+    url = f"/api/arena/chat?protocol={protocol}"
+    wires = []
+    response = await arena.client.post(
+        url, json=envelope(protocol, "Which model are you?", **fields)
+    )
+    wires.append(_wire(response))
+    started = read_round(protocol, response).metadata
+    if follow_up and started.get("matchupToken"):
+        await arena.vote(started, "left")  # the reveal is allowed from here on ...
+        follow = await arena.client.post(
+            url,
+            json=envelope(protocol, "And now?", **fields, conversationId=started["conversationId"]),
+        )
+        wires = [_wire(follow)]  # ... so only the next round's bytes are checked
+        matchup = read_round(protocol, follow).metadata["matchupId"]
+        wires.append(_wire(await arena.client.get(f"/api/arena/matchups/{matchup}")))
+    elif started.get("matchupToken"):
+        wires.append(_wire(await arena.client.get(f"/api/arena/matchups/{started['matchupId']}")))
 
+    assert response.status_code == 200
     for wire in wires:
         leaked = {word for word in forbidden if word.lower() in wire.lower()}
         assert not leaked, f"identity leaked before the vote: {leaked}"

@@ -1,0 +1,17 @@
+"""The marker that keeps a slot failure, written as assistant text, apart from a model's words.
+
+AG-UI and OpenAI have no per-message error, only text. Their adapters carry a ``slot_error``
+twice: structurally (AG-UI ``CUSTOM slot_error``, OpenAI ``omni_arena_error``) and as this text in
+the failed slot's own message, so a client that renders only content still shows the failure.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SLOT_ERROR_MARKER", "slot_error_text"]
+
+SLOT_ERROR_MARKER = "[omni-arena:slot-error]"
+
+
+def slot_error_text(message: str) -> str:
+    """The failed slot's closing text: the marker, then the (model-free) error message."""
+    return f"\n\n{SLOT_ERROR_MARKER} {message}\n"

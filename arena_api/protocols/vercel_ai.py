@@ -1,0 +1,170 @@
+"""Vercel AI SDK UI message stream v1 (``useChat``), and ingress of a ``useChat`` body.
+
+Egress (SSE ``data:`` lines, header ``x-vercel-ai-ui-message-stream: v1``, ``data: [DONE]``)::
+
+    matchup_started -> start, data-arena-meta, text-start (id = matchup id)
+    token (main)    -> text-delta
+    token (B)       -> data-arena-b-delta {text}
+    slot_error      -> data-arena-error {slot, message}   (not `error`: that ends the chat)
+    slot_done       -> text-end (main) | data-arena-b-done (B)
+    steered         -> data-arena-steered {instruction}
+    run_error       -> error {errorText}
+    matchup_done    -> text-end if still open, finish
+
+The main slot is the round's first (A), read off the message's text parts; slot B rides custom
+data parts. ``data-arena-meta`` carries the matchup metadata, ``mainSlot`` and (on a two-slot
+round) ``dataSlot``. Only chunk types present since AI SDK v5 are used, so v5 and later clients
+both accept the stream. A stopped round ends with ``abort``.
+
+Ingress accepts the body ``useChat`` posts: v5 ``parts`` or v4 ``content``; arena fields ride
+the top level (``useChat({ body })``); ``id``, ``trigger`` and ``messageId`` are ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from arena_api.core.errors import InvalidRequest
+from arena_api.core.events import (
+    MatchupDone,
+    MatchupStarted,
+    PublicEvent,
+    RunError,
+    SlotDone,
+    SlotError,
+    Steered,
+    Token,
+)
+from arena_api.core.models import Slot
+from arena_api.protocols._framing import SSE_DONE, sse_data
+from arena_api.protocols._ingress import build_request, newest_user_message, unsupported_part
+from arena_api.protocols.base import ClientRequest, RunContext
+
+__all__ = ["UI_MESSAGE_STREAM_HEADERS", "VercelAiAdapter", "parse_use_chat_body"]
+
+UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {"x-vercel-ai-ui-message-stream": "v1"}
+
+
+class VercelAiAdapter:
+    name = "vercel-ai"
+    media_type = "text/event-stream"
+    in_band_errors = False
+
+    def __init__(self, context: RunContext | None = None) -> None:
+        self._text_id: str | None = None
+        self._main: Slot | None = None
+        self._text_open = False
+        self._started = False
+        self._ended = False
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        return UI_MESSAGE_STREAM_HEADERS
+
+    def serialize(self, event: PublicEvent) -> bytes:
+        if self._ended:
+            return b""
+        if isinstance(event, Token):
+            if event.slot == self._main:
+                if not self._text_open:
+                    return b""
+                return sse_data({"type": "text-delta", "id": self._text_id, "delta": event.token})
+            return sse_data({"type": "data-arena-b-delta", "data": {"text": event.token}})
+        if isinstance(event, MatchupStarted):
+            return self._start(event)
+        if isinstance(event, SlotError):
+            data = {"slot": event.slot, "message": event.message}
+            return sse_data({"type": "data-arena-error", "data": data})
+        if isinstance(event, SlotDone):
+            if event.slot == self._main:
+                return self._end_text()
+            return sse_data({"type": "data-arena-b-done", "data": {}})
+        if isinstance(event, Steered):
+            data = {"instruction": event.instruction}
+            return sse_data({"type": "data-arena-steered", "data": data})
+        if isinstance(event, RunError):
+            self._ended = True
+            return sse_data({"type": "error", "errorText": event.message})
+        if isinstance(event, MatchupDone):
+            self._ended = True
+            return self._end_text() + sse_data({"type": "finish"})
+        raise TypeError(f"unknown public event {event!r}")
+
+    def finalize(self) -> bytes:
+        if self._started and not self._ended:  # the round was stopped
+            return self._end_text() + sse_data({"type": "abort"}) + SSE_DONE
+        return SSE_DONE
+
+    def _start(self, event: MatchupStarted) -> bytes:
+        self._started = True
+        self._main = event.slots[0]
+        self._text_id = event.matchup_id
+        meta: dict[str, Any] = {k: v for k, v in event.wire().items() if k != "type"}
+        meta["mainSlot"] = event.slots[0]
+        if len(event.slots) > 1:
+            meta["dataSlot"] = event.slots[1]
+        self._text_open = True
+        return (
+            sse_data({"type": "start"})
+            + sse_data({"type": "data-arena-meta", "data": meta})
+            + sse_data({"type": "text-start", "id": self._text_id})
+        )
+
+    def _end_text(self) -> bytes:
+        if not self._text_open:
+            return b""
+        self._text_open = False
+        return sse_data({"type": "text-end", "id": self._text_id})
+
+
+# -- ingress -------------------------------------------------------------------------------------
+
+_MEDIA_PARTS = frozenset({"file", "image"})  # v5 `file`; v4 model content `image`
+
+
+def _text_of_parts(parts: list[Any], where: str) -> str | None:
+    """The text parts joined; ``None`` when there are none. Media parts are refused."""
+    texts = []
+    for number, part in enumerate(parts):
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if kind == "text":
+            texts.append(str(part.get("text", "")))
+        elif kind in _MEDIA_PARTS:
+            media = part.get("mediaType") or part.get("mimeType")
+            raise unsupported_part(f"{where}[{number}]", f"{kind} ({media})" if media else kind)
+        # step-start, reasoning, data-*, source-*, tool parts carry no prompt text
+    return "\n".join(texts) if texts else None
+
+
+def parse_use_chat_body(body: Mapping[str, Any]) -> ClientRequest:
+    """Read the body ``useChat`` posts (AI SDK v5 ``parts``, v4 ``content``).
+
+    Raises:
+        InvalidRequest: no user message, a file or attachment, or a bad arena field.
+    """
+    messages = body["messages"]
+    index, message = newest_user_message(messages)
+    attachments = message.get("experimental_attachments")
+    if isinstance(attachments, list) and attachments:
+        raise unsupported_part(f"messages[{index}].experimental_attachments", "attachment")
+    prompt: str | None = None
+    where = f"messages[{index}].parts"
+    parts = message.get("parts")
+    if isinstance(parts, list):
+        prompt = _text_of_parts(parts, where)
+    if prompt is None:
+        content = message.get("content")
+        if isinstance(content, str):
+            prompt, where = content, f"messages[{index}].content"
+        elif isinstance(content, list):  # a v4 message built from model content parts
+            prompt, where = _text_of_parts(content, f"messages[{index}].content"), where
+    if prompt is None:
+        raise InvalidRequest(
+            "The user message has no text",
+            details={f"messages[{index}]": ["no text part and no string content"]},
+        )
+    request = build_request(prompt, prompt_field=where, extensions=[("", body)])
+    return ClientRequest(request)

@@ -1,0 +1,132 @@
+"""The chat routes: one round, framed in the wire protocol the client asked for.
+
+``POST /api/arena/chat`` picks the protocol from ``?protocol=``, then ``Accept``, then native SSE;
+``POST /chat/completions`` and ``POST /v1/chat/completions`` imply OpenAI framing (an OpenAI
+client appends that path to its base URL and cannot add a query). ``GET /v1/models/{id}`` (and
+``/models/{id}``) answers OpenAI's model object for an enabled model.
+
+Failures before streaming keep their HTTP status, except on a protocol whose clients settle a
+run only on a terminal event (AG-UI): there they arrive at 200 as that protocol's single error
+event. A failure after streaming began is the round's ``run_error``, framed by the adapter.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from sse_starlette import EventSourceResponse
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from arena_api.core.errors import ArenaError, NotFound
+from arena_api.core.events import RunError
+from arena_api.protocols import EventAdapter, Protocol, get_protocol, parse_chat_body
+from arena_api.protocols import select_protocol as select
+from arena_api.routes._request import read_json
+from arena_api.service import ArenaService, RoundStream
+
+__all__ = ["routes", "stream_response"]
+
+_log = logging.getLogger(__name__)
+_OPENAI = get_protocol("openai")
+_PING_SECONDS = 15
+
+
+def _arena(request: Request) -> ArenaService:
+    return request.app.state.services.arena  # type: ignore[no-any-return]
+
+
+def _stream_headers(adapter: EventAdapter) -> dict[str, str]:
+    return {"cache-control": "no-cache", "x-accel-buffering": "no", **adapter.headers}
+
+
+def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
+    """Frame a round with ``adapter``; closing the response detaches from the round only."""
+
+    async def frames() -> AsyncIterator[bytes]:
+        try:
+            async with contextlib.aclosing(round_.events) as events:
+                async for event in events:
+                    yield adapter.serialize(event)
+        except Exception:  # the stream is committed at 200: fail in the protocol's own idiom
+            _log.exception("round %s stream failed", round_.started.matchup_id)
+            yield adapter.serialize(RunError(code="stream_failed", message="The round failed"))
+        tail = adapter.finalize()
+        if tail:
+            yield tail
+
+    headers = {
+        **_stream_headers(adapter),
+        "x-arena-matchup": round_.started.header(),
+        "access-control-expose-headers": "x-arena-matchup",
+    }
+    if adapter.media_type == "text/event-stream":
+        # LF pings: AG-UI's client splits events on a blank line written as "\n\n".
+        return EventSourceResponse(
+            frames(), headers=headers, media_type=adapter.media_type, ping=_PING_SECONDS, sep="\n"
+        )
+    # JSON Lines has no comment syntax, so no keep-alive pings.
+    return StreamingResponse(frames(), headers=headers, media_type=adapter.media_type)
+
+
+def _in_band_failure(adapter: EventAdapter, exc: ArenaError) -> Response:
+    """A pre-stream failure as the protocol's single terminal event, at 200."""
+    message = exc.message
+    if exc.details:
+        fields = "; ".join(f"{k}: {', '.join(map(str, v))}" for k, v in exc.details.items())
+        message = f"{message} ({fields})"
+    body = adapter.serialize(RunError(code=exc.code, message=message)) + adapter.finalize()
+    return Response(body, media_type=adapter.media_type, headers=_stream_headers(adapter))
+
+
+async def _serve(request: Request, protocol: Protocol) -> Response:
+    try:
+        client = parse_chat_body(protocol, await read_json(request))
+        round_ = await _arena(request).start_round(
+            client.request, x_arena=request.headers.get("x-arena")
+        )
+    except ArenaError as exc:
+        adapter = protocol.new_adapter()
+        if not adapter.in_band_errors:
+            raise
+        return _in_band_failure(adapter, exc)
+    return stream_response(round_, protocol.new_adapter(client.context))
+
+
+async def chat(request: Request) -> Response:
+    protocol = select(request.query_params.get("protocol"), request.headers.get("accept"))
+    return await _serve(request, protocol)
+
+
+async def chat_completions(request: Request) -> Response:
+    return await _serve(request, _OPENAI)
+
+
+async def model(request: Request) -> JSONResponse:
+    """OpenAI's model object for one enabled model (``client.models.retrieve``)."""
+    services = request.app.state.services
+    model_id = request.path_params["model_id"]
+    for entry in await services.arena.roster():
+        if str(entry.id) == model_id:
+            return JSONResponse(
+                {
+                    "id": str(entry.id),
+                    "object": "model",
+                    "created": int(services.started_at),
+                    "owned_by": entry.provider,
+                    "name": entry.display_name,
+                }
+            )
+    raise NotFound(f"The model '{model_id}' does not exist", code="model_not_found")
+
+
+routes: list[BaseRoute] = [
+    Route("/api/arena/chat", chat, methods=["POST"], name="chat"),
+    Route("/chat/completions", chat_completions, methods=["POST"], name="chat_completions"),
+    Route("/v1/chat/completions", chat_completions, methods=["POST"], name="v1_chat_completions"),
+    Route("/models/{model_id}", model, methods=["GET"], name="model"),
+    Route("/v1/models/{model_id}", model, methods=["GET"], name="v1_model"),
+]
