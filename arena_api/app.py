@@ -26,6 +26,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from arena_api.core.arena import ArenaCore
+from arena_api.core.join import JoinBroker
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.engine import create_engine, embedded_postgres
@@ -33,6 +34,7 @@ from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.providers import build_registry
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
+from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.service import ArenaService, RoundPolicy
@@ -97,6 +99,10 @@ def build_arena(
         matchmaker=make_matchmaker(settings.matchmaker),
         core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
         tokens=MatchupTokenService(token_secret(settings)),
+        join=JoinBroker(
+            window_s=settings.join_window_ms / 1000, max_pending=settings.join_max_pending
+        ),
+        max_queued_events=settings.join_max_queued_events,
         policy=RoundPolicy(
             trigger=settings.trigger,
             exposure=settings.exposure,
@@ -149,6 +155,7 @@ def api_routes() -> list[BaseRoute]:
         *health.routes,
         *chat_routes.routes,
         *arena_routes.routes,
+        *control_routes.routes,
         *errors.routes,
     ]
 

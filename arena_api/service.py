@@ -14,10 +14,11 @@ import random
 import secrets
 import uuid
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from arena_api.core.arena import ArenaCore, SlotRun, SteerControl
+from arena_api.core.arena import ArenaCore, SlotRun
+from arena_api.core.control import LiveMatchup, MatchupRegistry
 from arena_api.core.conversation import is_continuable, next_turn
 from arena_api.core.errors import (
     ConversationError,
@@ -33,7 +34,6 @@ from arena_api.core.events import (
     InternalSlotError,
     InternalSteered,
     InternalToken,
-    MatchupDone,
     MatchupStarted,
     PublicEvent,
     RunError,
@@ -43,7 +43,14 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.ids import new_id
-from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.join import (
+    FollowerClaim,
+    JoinBroker,
+    JoinError,
+    JoinHandshake,
+    SlotChannel,
+)
+from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
 from arena_api.core.ports import ArenaRepository, Matchmaker, ModelProvider, ProviderResolver
 from arena_api.core.records import (
@@ -103,21 +110,22 @@ class RoundStream:
 
 @dataclass
 class _Round:
-    """One running round: the pump task and the queue of public events for its subscriber."""
+    """One running round: its slots, its control handle and the channels it streams into."""
 
+    matchup_id: uuid.UUID
     started: MatchupStarted
-    plan: Plan
-    visible: frozenset[Slot]
     runs: tuple[SlotRun, ...]
     persisted: bool
-    queue: asyncio.Queue[PublicEvent | None] = field(default_factory=asyncio.Queue)
-    detached: bool = False
-    abort: asyncio.Event = field(default_factory=asyncio.Event)
-    steer: SteerControl = field(default_factory=SteerControl)
+    live: LiveMatchup
+    channels: list[SlotChannel]
 
-    def publish(self, event: PublicEvent | None) -> None:
-        if not self.detached:
-            self.queue.put_nowait(event)
+    def publish(self, event: PublicEvent) -> None:
+        for channel in self.channels:
+            channel.publish(event)
+
+    def fail(self, event: PublicEvent) -> None:
+        for channel in self.channels:
+            channel.fail(event)
 
 
 class ArenaService:
@@ -130,6 +138,8 @@ class ArenaService:
         core: ArenaCore,
         tokens: MatchupTokenService,
         policy: RoundPolicy,
+        join: JoinBroker | None = None,
+        max_queued_events: int = 4096,
         rng: random.Random | None = None,
     ) -> None:
         self._repo = repository
@@ -141,8 +151,10 @@ class ArenaService:
         self._rng = rng or random.Random()
         self._roster: tuple[float, list[ModelEntry]] | None = None
         self._default_model: ModelEntry | None = None
+        self._join = join or JoinBroker(window_s=0, max_pending=1)
+        self._max_queued = max_queued_events
         self._tasks: set[asyncio.Task[None]] = set()
-        self._rounds: dict[uuid.UUID, _Round] = {}
+        self.registry = MatchupRegistry()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -166,7 +178,11 @@ class ArenaService:
 
     @property
     def running_rounds(self) -> int:
-        return len(self._rounds)
+        return len(self.registry)
+
+    @property
+    def join_broker(self) -> JoinBroker:
+        return self._join
 
     # -- roster ----------------------------------------------------------------------------------
 
@@ -188,7 +204,9 @@ class ArenaService:
     async def start_round(self, request: ChatRequest, *, x_arena: str | None = None) -> RoundStream:
         """Plan, validate and persist a round's start, then run it in the background.
 
-        Every failure before streaming raises an ``ArenaError`` and leaves nothing stored.
+        With a ``joinKey`` (and joining enabled) the request may instead become one half of a
+        matchup shared with a sibling request (see ``arena_api.core.join``). Every failure before
+        streaming raises an ``ArenaError`` and leaves nothing stored.
         """
         plan = resolve_plan(
             trigger=self._policy.trigger,
@@ -197,6 +215,43 @@ class ArenaService:
             opted_in=is_opted_in(request.arena, x_arena),
             rng=self._rng,
         )
+        # Joining splits the two slots of a matchup; single and shadow rounds have one visible
+        # slot, so a joinKey on them is ignored and each sibling is served on its own.
+        if request.join_key is None or not self._join.enabled or plan != "matchup":
+            round_ = await self._open_round(request, plan)
+            return self._stream(round_, round_.channels[0], round_.started)
+        if request.session_id is None:
+            raise JoinError(
+                "joinKey requires a sessionId", status=400, code="join_requires_session"
+            )
+        scope = self._join.scope(
+            request.session_id,
+            str(request.conversation_id) if request.conversation_id else None,
+            request.prompt,
+            request.join_key,
+        )
+        claim = self._join.claim(scope)
+        if isinstance(claim, FollowerClaim):
+            handshake = await claim.handshake()
+            return RoundStream(handshake.started, handshake.channel.events(handshake.started))
+        try:
+            round_ = await self._open_round(request, plan)
+        except BaseException as exc:
+            claim.fail(exc)
+            raise
+        if not await claim.wait_for_follower():  # no sibling in the window: the default shape
+            return self._stream(round_, round_.channels[0], round_.started)
+        follower = round_.channels[0].split("B", self._max_queued)
+        round_.channels.append(follower)
+        claim.publish(JoinHandshake(round_.started.model_copy(update={"slots": ("B",)}), follower))
+        leader_started = round_.started.model_copy(update={"slots": ("A",)})
+        return self._stream(round_, round_.channels[0], leader_started)
+
+    def _stream(self, round_: _Round, channel: SlotChannel, started: MatchupStarted) -> RoundStream:
+        return RoundStream(started, channel.events(started))
+
+    async def _open_round(self, request: ChatRequest, plan: Plan) -> _Round:
+        """Everything before streaming: context, pair, token, rows; then start the pump."""
         conversation: ConversationRecord | None = None
         if request.conversation_id is not None:
             conversation = await self._repo.get_conversation(request.conversation_id)
@@ -215,7 +270,7 @@ class ArenaService:
             started = MatchupStarted(
                 matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
             )
-            return self._launch(started, plan, runs, messages, persisted=False)
+            return self._launch(started, runs, messages, persisted=False, token=None)
 
         if plan == "shadow":
             incumbent = self._require_default(roster)
@@ -266,7 +321,7 @@ class ArenaService:
             mode="shadow" if plan == "shadow" else "matchup",
             votable=votable,
         )
-        return self._launch(started, plan, runs, messages, persisted=True)
+        return self._launch(started, runs, messages, persisted=True, token=token)
 
     def _require_default(self, roster: Sequence[ModelEntry]) -> ModelEntry:
         model = self._default_model
@@ -288,81 +343,84 @@ class ArenaService:
     def _launch(
         self,
         started: MatchupStarted,
-        plan: Plan,
         runs: tuple[SlotRun, ...],
         messages: Sequence[ChatMessage],
         *,
         persisted: bool,
-    ) -> RoundStream:
-        visible = frozenset(started.slots)
-        state = _Round(started, plan, visible, runs, persisted)
+        token: str | None,
+    ) -> _Round:
         matchup_id = uuid.UUID(started.matchup_id)
-        self._rounds[matchup_id] = state
-        task = asyncio.create_task(self._pump(matchup_id, state, messages))
+        live = LiveMatchup(token_hash=token_hash(token) if token else None)
+        channel = SlotChannel(frozenset(started.slots), self._max_queued)
+        round_ = _Round(matchup_id, started, runs, persisted, live, [channel])
+        self.registry.register(matchup_id, live)
+        task = asyncio.create_task(self._pump(round_, messages))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return RoundStream(started, self._subscribe(state))
+        return round_
 
-    async def _pump(
-        self, matchup_id: uuid.UUID, state: _Round, messages: Sequence[ChatMessage]
-    ) -> None:
-        """Run the generation to its end, persist each slot, publish the visible events."""
-        models = {run.slot: run.model for run in state.runs}
-        remaining = set(state.visible)
+    async def _pump(self, round_: _Round, messages: Sequence[ChatMessage]) -> None:
+        """Run the generation to its end, persist each slot, publish into the channels.
+
+        It runs in its own task, so a caller that disconnects detaches only its channel: both
+        answers are still recorded.
+        """
+        models = {run.slot: run.model for run in round_.runs}
+        live = round_.live
         try:
-            stream = self._core.stream(messages, state.runs, abort=state.abort, steer=state.steer)
+            stream = self._core.stream(messages, round_.runs, abort=live.abort, steer=live.steer)
             async for event in stream:
-                if isinstance(event, InternalSlotDone) and state.persisted:
+                if isinstance(event, InternalSlotDone) and round_.persisted:
                     await self._repo.save_response(
-                        matchup_id, event.slot, models[event.slot].id, event.result
+                        round_.matchup_id, event.slot, models[event.slot].id, event.result
                     )
-                if isinstance(event, InternalSteered) and state.persisted:
+                if isinstance(event, InternalSteered) and round_.persisted:
                     await self._repo.add_steer(
-                        matchup_id, event.instruction, datetime.now(UTC).isoformat()
+                        round_.matchup_id, event.instruction, datetime.now(UTC).isoformat()
                     )
-                    remaining = set(state.visible)
-                public = _to_public(event, state.visible)
-                if public is not None and remaining:
-                    state.publish(public)
-                if isinstance(event, InternalSlotDone) and event.slot in remaining:
-                    remaining.discard(event.slot)
-                    if not remaining:  # every slot this caller sees is done
-                        state.publish(MatchupDone())
-                        state.publish(None)
-            if remaining:  # aborted before the visible slots finished
-                state.publish(None)
+                public = _to_public(event)
+                if public is not None:
+                    round_.publish(public)
         except Exception:
-            _log.exception("round %s failed", matchup_id)
-            if remaining:
-                state.publish(RunError(code="stream_failed", message="The round failed"))
-                state.publish(None)
+            _log.exception("round %s failed", round_.matchup_id)
+            round_.fail(RunError(code="stream_failed", message="The round failed"))
         finally:
-            self._rounds.pop(matchup_id, None)
+            self.registry.release(round_.matchup_id)
+            for channel in round_.channels:
+                channel.end()
 
-    async def _subscribe(self, state: _Round) -> AsyncGenerator[PublicEvent, None]:
+    # -- control plane ---------------------------------------------------------------------------
+
+    def _control_allowed(self, matchup_id: uuid.UUID, token: str | None) -> bool:
+        """The matchup id is the capability; a token, when sent, must be this round's."""
+        if token is None:
+            return True
+        live = self.registry.get(matchup_id)
         try:
-            yield state.started
-            while (event := await state.queue.get()) is not None:
-                yield event
-        finally:
-            state.detached = True
-
-    def stop(self, matchup_id: uuid.UUID) -> bool:
-        """Abort a running round (the control plane's ``stop``); false when not running."""
-        state = self._rounds.get(matchup_id)
-        if state is None or state.abort.is_set():
+            claims = self._tokens.verify(token)
+        except VoteError:
             return False
-        state.abort.set()
-        return True
+        return (
+            live is not None
+            and claims.matchup_id == matchup_id
+            and live.token_hash == token_hash(token)
+        )
 
-    def steer(self, matchup_id: uuid.UUID, instruction: str) -> tuple[bool, str | None]:
-        """Ask a running round to restart with ``instruction``; (accepted, reason if not)."""
-        state = self._rounds.get(matchup_id)
-        if state is None or state.abort.is_set():
+    def stop(self, matchup_id: uuid.UUID, token: str | None = None) -> tuple[bool, str | None]:
+        """Abort a running round (both slots, joined or not); what was produced is kept."""
+        if not self._control_allowed(matchup_id, token):
+            return False, "the matchup token does not match this matchup"
+        if not self.registry.stop(matchup_id):
             return False, "unknown or finished matchup"
-        if not state.steer.request(instruction):
-            return False, "a slot already completed"
         return True, None
+
+    def steer(
+        self, matchup_id: uuid.UUID, instruction: str, token: str | None = None
+    ) -> tuple[bool, str | None]:
+        """Restart a running round with ``instruction``; (accepted, reason when refused)."""
+        if not self._control_allowed(matchup_id, token):
+            return False, "the matchup token does not match this matchup"
+        return self.registry.steer(matchup_id, instruction)
 
     # -- votes and reads -------------------------------------------------------------------------
 
@@ -490,18 +548,18 @@ class ArenaService:
         )
 
 
-def _to_public(event: InternalEvent, visible: frozenset[Slot]) -> PublicEvent | None:
-    """The public form of an internal event, or ``None`` when this caller must not see it."""
+def _to_public(event: InternalEvent) -> PublicEvent | None:
+    """The public form of an internal event; channels filter by slot and add matchup_done."""
     if isinstance(event, InternalToken):
-        return Token(slot=event.slot, token=event.text) if event.slot in visible else None
+        return Token(slot=event.slot, token=event.text)
     if isinstance(event, InternalSlotError):
-        return SlotError(slot=event.slot, message=event.message) if event.slot in visible else None
+        return SlotError(slot=event.slot, message=event.message)
     if isinstance(event, InternalSlotDone):
-        return SlotDone(slot=event.slot) if event.slot in visible else None
+        return SlotDone(slot=event.slot)
     if isinstance(event, InternalSteered):
         return Steered(instruction=event.instruction)
     if isinstance(event, InternalMatchupDone):
-        return None  # the pump emits matchup_done once the caller's slots are done
+        return None
     raise TypeError(f"unknown internal event {event!r}")
 
 

@@ -2,9 +2,10 @@
 
 Each slot runs in its own task and pushes into one queue, so a slow slot never blocks the other;
 a slot that fails (provider error, stall past the slot timeout, or a bug) emits ``slot_error``
-and then its ``slot_done`` carrying the error, while the other keeps streaming. Abort (the
-``abort`` event, or closing the stream) cancels every slot task and waits for them, so provider
-connections are released before ``stream`` returns.
+and then its ``slot_done`` carrying the error, while the other keeps streaming. The ``abort``
+event (the control plane's stop) cancels every unfinished slot and yields its ``slot_done`` with
+what it had produced, marked ``stopped``. Closing the stream cancels everything and yields
+nothing more. Either way provider connections are released before ``stream`` returns.
 
 Steering (abort-and-restart) is the caller's to drive through ``SteerRequest``: the running
 generation is cancelled, ``steered`` is emitted, and every slot restarts with the instruction
@@ -36,6 +37,7 @@ from arena_api.core.response_metrics import estimate_tokens, markdown_density
 __all__ = ["ArenaCore", "SlotRun", "SteerControl"]
 
 _INTERNAL_FAILURE = "the model stream failed unexpectedly"
+STOPPED = "stopped"
 
 
 @dataclass(frozen=True)
@@ -102,9 +104,12 @@ class ArenaCore:
             steer: optional steer channel; an accepted steer restarts every slot.
         """
         context = list(messages)
+        stopping = asyncio.Event()
         while True:
             queue: asyncio.Queue[InternalEvent | _Stop] = asyncio.Queue()
-            tasks = [asyncio.create_task(self._run_slot(run, context, queue)) for run in runs]
+            tasks = [
+                asyncio.create_task(self._run_slot(run, context, queue, stopping)) for run in runs
+            ]
             watchers = [
                 asyncio.create_task(_signal_on(event, queue))
                 for event in (abort, steer._wakeup if steer else None)
@@ -119,6 +124,14 @@ class ArenaCore:
                     item = await queue.get()
                     if isinstance(item, _Stop):
                         if abort is not None and abort.is_set():
+                            stopping.set()
+                            for task in tasks:
+                                task.cancel()
+                            await asyncio.gather(*tasks, return_exceptions=True)
+                            while not queue.empty():
+                                left = queue.get_nowait()
+                                if isinstance(left, InternalSlotDone):
+                                    yield left
                             return
                         restart = steer._take() if steer else None
                         if restart is not None:
@@ -144,6 +157,7 @@ class ArenaCore:
         run: SlotRun,
         messages: Sequence[ChatMessage],
         queue: asyncio.Queue[InternalEvent | _Stop],
+        stopping: asyncio.Event,
     ) -> None:
         started = self._clock()
         parts: list[str] = []
@@ -166,6 +180,10 @@ class ArenaCore:
                         provider_tokens = chunk.output_tokens
                     if chunk.model_version:
                         model_version = chunk.model_version
+        except asyncio.CancelledError:
+            if not stopping.is_set():
+                raise
+            error = STOPPED  # an operator's stop: keep what was produced
         except TimeoutError:
             error = f"no output for {self._slot_timeout_s:g} s; the slot timed out"
         except ProviderError as exc:
@@ -193,7 +211,7 @@ class ArenaCore:
             model_version=model_version,
             error=error,
         )
-        if error is not None:
+        if error is not None and error != STOPPED:
             queue.put_nowait(InternalSlotError(slot=run.slot, message=error))
         queue.put_nowait(InternalSlotDone(slot=run.slot, result=result))
 

@@ -12,10 +12,12 @@ from typing import Any
 import httpx
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
+from starlette.applications import Starlette
 
 from arena_api.app import create_api
 from arena_api.db.repository import seed_roster
 from arena_api.roster import Roster, RosterModel, load_roster
+from arena_api.service import ArenaService
 from tests.support import ROOT, ServerThread, free_port, make_settings, parse_sse
 
 SECRET = "test-secret-of-sufficient-length"
@@ -26,6 +28,12 @@ class Arena:
     client: httpx.AsyncClient
     engine: AsyncEngine
     url: str
+    app: Starlette
+
+    @property
+    def service(self) -> ArenaService:
+        """The server's ArenaService (for white-box checks such as leak counts)."""
+        return self.app.state.services.arena  # type: ignore[no-any-return]
 
     async def chat(self, **body: Any) -> tuple[httpx.Response, list[tuple[str, dict[str, Any]]]]:
         body.setdefault("prompt", "Explain JWTs in simple terms")
@@ -70,9 +78,10 @@ async def serve_arena(
         "ARENA_MOCK_TOKENS": "8",
     }
     settings = make_settings(database_url, **{**defaults, **env})
-    with ServerThread(create_api(settings, standalone=True), free_port()) as server:
+    app = create_api(settings, standalone=True)
+    with ServerThread(app, free_port()) as server:
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-            yield Arena(client, engine, server.url)
+            yield Arena(client, engine, server.url, app)
 
 
 def roster_of(*entries: tuple[str, str, str]) -> Roster:
