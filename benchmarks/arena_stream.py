@@ -104,16 +104,23 @@ def served(factory: str, env: dict[str, str]) -> Iterator[str]:
 
 @dataclass
 class StreamStats:
+    t0: float = 0.0
     ttfb: float = 0.0
     arrivals: dict[str, list[float]] = field(default_factory=lambda: {"A": [], "B": []})
     started: dict[str, object] = field(default_factory=dict)
     done: bool = False
 
+    @property
+    def ttft(self) -> float:
+        """Seconds from sending the request to the first token of any slot."""
+        firsts = [times[0] for times in self.arrivals.values() if times]
+        return min(firsts) - self.t0 if firsts else float("nan")
+
 
 async def stream_once(host: str, port: int, path: str, body: bytes) -> StreamStats:
     stats = StreamStats()
     reader, writer = await asyncio.open_connection(host, port)
-    t0 = time.perf_counter()
+    t0 = stats.t0 = time.perf_counter()
     writer.write(
         f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()

@@ -6,6 +6,7 @@ without a session x first turn and follow-up), so a new protocol is covered with
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import itertools
 import re
@@ -110,3 +111,28 @@ async def test_no_identity_in_any_byte_of_a_chat_response(
     for wire in wires:
         leaked = {word for word in forbidden if word.lower() in wire.lower()}
         assert not leaked, f"identity leaked before the vote: {leaked}"
+
+
+@pytest.mark.parametrize("protocol", [p.name for p in PROTOCOLS])
+async def test_no_identity_reaches_either_sibling_of_a_joined_matchup(
+    plan_arena: tuple[Arena, set[str]], protocol: str
+) -> None:
+    arena, forbidden = plan_arena
+    body = envelope(
+        protocol, "Which of you is which?", sessionId="blind-join", joinKey=f"join-{protocol}"
+    )
+    url = f"/api/arena/chat?protocol={protocol}"
+
+    responses = await asyncio.gather(
+        arena.client.post(url, json=body), arena.client.post(url, json=body)
+    )
+
+    metadata = [read_round(protocol, r).metadata for r in responses]
+    assert all(r.status_code == 200 for r in responses)
+    if all(m.get("mode") == "matchup" for m in metadata):  # sampled plans are drawn per request
+        assert sorted(tuple(m["slots"]) for m in metadata) == [("A",), ("B",)]
+        assert metadata[0]["matchupId"] == metadata[1]["matchupId"]
+    for response in responses:
+        wire = _wire(response)
+        leaked = {word for word in forbidden if word.lower() in wire.lower()}
+        assert not leaked, f"identity leaked to a sibling before the vote: {leaked}"
