@@ -36,6 +36,7 @@ from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health
+from arena_api.routes import models as model_routes
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.service import ArenaService, RoundPolicy
 from arena_api.settings import Settings, load_settings
@@ -156,6 +157,7 @@ def api_routes() -> list[BaseRoute]:
         *chat_routes.routes,
         *arena_routes.routes,
         *control_routes.routes,
+        *model_routes.routes,
         *errors.routes,
     ]
 

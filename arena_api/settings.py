@@ -211,6 +211,12 @@ SETTINGS: tuple[Setting, ...] = (
         "ARENA_MODELS_FILE", "models.yaml", "YAML roster seeded into `models` at start.", _path()
     ),
     _setting(
+        "ARENA_MAX_BODY_BYTES",
+        "1048576",
+        "Largest request body accepted; larger ones are refused with 413 `too_large`.",
+        _integer(1024, 64 * 1024 * 1024),
+    ),
+    _setting(
         "WEB_ORIGIN",
         None,
         "Extra CORS origin allowed to call the API from another host.",
@@ -480,6 +486,7 @@ class Settings:
     database_url: str | None
     data_dir: Path
     models_file: Path
+    max_body_bytes: int
     web_origin: str | None
     log_level: str
     log_format: str

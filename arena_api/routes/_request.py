@@ -5,8 +5,9 @@ A JSON body is read under these rules (every POST route):
 * ``Content-Type`` must be JSON: ``application/json`` or any ``+json`` type, parameters such as
   ``charset`` allowed. A request with no ``Content-Type`` is read as JSON too (minimal clients
   omit it). Anything else (``text/plain``, a form) is ``415 unsupported_media_type``.
-* The body is at most ``MAX_BODY_BYTES`` (1 MiB); past it, ``413 too_large``, checked against
-  ``Content-Length`` first and then while reading, so a lying or chunked client cannot exceed it.
+* The body is at most ``ARENA_MAX_BODY_BYTES`` (default 1 MiB); past it, ``413 too_large``,
+  checked against ``Content-Length`` first and then while reading, so a lying or chunked client
+  cannot exceed it.
 * Malformed JSON (or bytes that are not UTF-8) is ``400 invalid_request``.
 """
 
@@ -34,7 +35,7 @@ def _is_json(content_type: str | None) -> bool:
     )
 
 
-async def read_json(request: Request, *, max_bytes: int = MAX_BODY_BYTES) -> Any:
+async def read_json(request: Request, *, max_bytes: int | None = None) -> Any:
     """The request's JSON body.
 
     Raises:
@@ -42,6 +43,9 @@ async def read_json(request: Request, *, max_bytes: int = MAX_BODY_BYTES) -> Any
             ``too_large`` past ``max_bytes``.
         InvalidRequest: the body is not JSON.
     """
+    if max_bytes is None:
+        services = getattr(request.app.state, "services", None)
+        max_bytes = services.settings.max_body_bytes if services else MAX_BODY_BYTES
     content_type = request.headers.get("content-type")
     if not _is_json(content_type):
         raise ArenaError(

@@ -45,23 +45,6 @@ async def leaderboard(request: Request) -> JSONResponse:
     return JSONResponse((await _arena(request).leaderboard()).wire())
 
 
-async def model_list(request: Request) -> JSONResponse:
-    """The enabled roster in OpenAI's list shape (Open WebUI's connection check)."""
-    services = request.app.state.services
-    created = int(services.started_at)
-    data = [
-        {
-            "id": str(m.id),
-            "object": "model",
-            "created": created,
-            "owned_by": m.provider,
-            "name": m.display_name,
-        }
-        for m in await services.arena.roster()
-    ]
-    return JSONResponse({"object": "list", "data": data})
-
-
 routes: list[BaseRoute] = [
     Route("/api/arena/vote", vote, methods=["POST"], name="vote"),
     Route("/api/arena/matchups/{matchup_id}", matchup, methods=["GET"], name="matchup"),
@@ -72,6 +55,4 @@ routes: list[BaseRoute] = [
         name="conversation",
     ),
     Route("/api/arena/leaderboard", leaderboard, methods=["GET"], name="leaderboard"),
-    Route("/models", model_list, methods=["GET"], name="models"),
-    Route("/v1/models", model_list, methods=["GET"], name="v1_models"),
 ]

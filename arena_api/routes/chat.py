@@ -2,8 +2,8 @@
 
 ``POST /api/arena/chat`` picks the protocol from ``?protocol=``, then ``Accept``, then native SSE;
 ``POST /chat/completions`` and ``POST /v1/chat/completions`` imply OpenAI framing (an OpenAI
-client appends that path to its base URL and cannot add a query). ``GET /v1/models/{id}`` (and
-``/models/{id}``) answers OpenAI's model object for an enabled model.
+client appends that path to its base URL and cannot add a query). The model list the OpenAI
+clients discover the arena with lives in ``routes/models.py``.
 
 Failures before streaming keep their HTTP status, except on a protocol whose clients settle a
 run only on a terminal event (AG-UI): there they arrive at 200 as that protocol's single error
@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator
 
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from arena_api.core.errors import ArenaError, NotFound
+from arena_api.core.errors import ArenaError
 from arena_api.core.events import RunError
 from arena_api.protocols import EventAdapter, Protocol, get_protocol, parse_chat_body
 from arena_api.protocols import select_protocol as select
@@ -105,28 +105,8 @@ async def chat_completions(request: Request) -> Response:
     return await _serve(request, _OPENAI)
 
 
-async def model(request: Request) -> JSONResponse:
-    """OpenAI's model object for one enabled model (``client.models.retrieve``)."""
-    services = request.app.state.services
-    model_id = request.path_params["model_id"]
-    for entry in await services.arena.roster():
-        if str(entry.id) == model_id:
-            return JSONResponse(
-                {
-                    "id": str(entry.id),
-                    "object": "model",
-                    "created": int(services.started_at),
-                    "owned_by": entry.provider,
-                    "name": entry.display_name,
-                }
-            )
-    raise NotFound(f"The model '{model_id}' does not exist", code="model_not_found")
-
-
 routes: list[BaseRoute] = [
     Route("/api/arena/chat", chat, methods=["POST"], name="chat"),
     Route("/chat/completions", chat_completions, methods=["POST"], name="chat_completions"),
     Route("/v1/chat/completions", chat_completions, methods=["POST"], name="v1_chat_completions"),
-    Route("/models/{model_id}", model, methods=["GET"], name="model"),
-    Route("/v1/models/{model_id}", model, methods=["GET"], name="v1_model"),
 ]

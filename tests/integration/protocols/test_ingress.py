@@ -224,3 +224,16 @@ async def test_an_unknown_protocol_falls_back_to_native_sse(
         )
 
     assert response.text.startswith("event: matchup_started\n")
+
+
+async def test_the_body_limit_is_the_configured_one(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with serve_arena(db, database_url, tmp_path, ARENA_MAX_BODY_BYTES="4096") as arena:
+        small = await arena.client.post("/api/arena/chat", json={"prompt": "x" * 3000})
+        large = await arena.client.post("/api/arena/chat", json={"prompt": "x" * 5000})
+        vote = await arena.client.post("/api/arena/vote", json={"pad": "x" * 5000})
+
+    assert small.status_code == 200
+    assert large.status_code == 413 and large.json()["code"] == "too_large"
+    assert vote.status_code == 413
