@@ -8,7 +8,10 @@ rounds   Full rounds per second (stream to matchup_done, then vote) at concurren
          with a 4-token mock and no delay, on an empty database and again after 1,000,000
          stored votes; prints the ratio of the second to the first.
 
-Usage: python benchmarks/arena_stream.py [relay|rounds|all] [--matchups 200] [--rate 20]
+protocols  End-to-end relay time of every registered protocol beside native SSE: concurrent
+         rounds with a fast mock, timed until every response has ended.
+
+Usage: python benchmarks/arena_stream.py [relay|rounds|protocols|all] [--matchups 200] [--rate 20]
        [--tokens 40] [--votes 1000000] [--seconds 8]
 """
 
@@ -368,9 +371,67 @@ def run_rounds(args: argparse.Namespace, database_url: str, data_dir: Path) -> N
     print("  target: every ratio >= 0.90")
 
 
+async def _drain(host: str, port: int, path: str, body: bytes) -> int:
+    """Read one streamed response to its end; returns the body's size in bytes."""
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(
+        f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        + body
+    )
+    await writer.drain()
+    size = 0
+    while data := await reader.read(65536):
+        size += len(data)
+    writer.close()
+    return size
+
+
+async def protocol_relay(url: str, protocol: str, matchups: int) -> tuple[float, int]:
+    """Seconds until ``matchups`` concurrent rounds in ``protocol`` all end, and bytes sent."""
+    host, port = url.removeprefix("http://").split(":")
+    body = json.dumps({"prompt": "Explain JWTs in simple terms"}).encode()
+    path = f"/api/arena/chat?protocol={protocol}"
+    started = time.perf_counter()
+    sizes = await asyncio.gather(*(_drain(host, int(port), path, body) for _ in range(matchups)))
+    return time.perf_counter() - started, sum(sizes)
+
+
+def run_protocols(args: argparse.Namespace, database_url: str, data_dir: Path) -> None:
+    from arena_api.protocols import PROTOCOLS
+
+    mock = {"ARENA_MOCK_TOKENS_PER_SECOND": "0", "ARENA_MOCK_TOKENS": str(args.protocol_tokens)}
+    print(
+        f"\nend-to-end relay per protocol: {args.protocol_matchups} concurrent matchups, "
+        f"{args.protocol_tokens} tokens per slot as fast as the server goes (median of 3)"
+    )
+    timings: dict[str, tuple[float, int]] = {}
+    with served("arena_app", _arena_env(database_url, data_dir, **mock)) as url:
+        asyncio.run(protocol_relay(url, "sse", 20))  # warm up
+        for protocol in PROTOCOLS:
+            runs = [
+                asyncio.run(protocol_relay(url, protocol.name, args.protocol_matchups))
+                for _ in range(3)
+            ]
+            timings[protocol.name] = sorted(runs)[1]
+    native = timings["sse"][0]
+    tokens = 2 * args.protocol_matchups * args.protocol_tokens
+    print(f"  {'protocol':<12}{'seconds':>10}{'tokens/s':>11}{'bytes/token':>13}{'x native':>10}")
+    for name, (seconds, size) in timings.items():
+        print(
+            f"  {name:<12}{seconds:>10.2f}{tokens / seconds:>11.0f}{size / tokens:>13.0f}"
+            f"{seconds / native:>10.2f}"
+        )
+    print("  target: every protocol <= 1.50x native SSE's time")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", nargs="?", default="all", choices=["relay", "rounds", "all"])
+    parser.add_argument(
+        "mode", nargs="?", default="all", choices=["relay", "rounds", "protocols", "all"]
+    )
+    parser.add_argument("--protocol-matchups", type=int, default=100)
+    parser.add_argument("--protocol-tokens", type=int, default=200)
     parser.add_argument("--matchups", type=int, default=200)
     parser.add_argument("--rate", type=float, default=20)
     parser.add_argument("--tokens", type=int, default=40)
@@ -381,6 +442,8 @@ def main() -> None:
         asyncio.run(prepare_database(pg.url))
         if args.mode in ("relay", "all"):
             run_relay(args, pg.url, Path(tmp))
+        if args.mode in ("protocols", "all"):
+            run_protocols(args, pg.url, Path(tmp))
         if args.mode in ("rounds", "all"):
             run_rounds(args, pg.url, Path(tmp))
 
