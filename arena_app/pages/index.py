@@ -1,29 +1,138 @@
-"""The start page. The arena itself arrives with the arena core; this page proves the stack."""
+"""The arena: a prompt, two anonymous streaming answers, five votes, the reveal."""
 
 from __future__ import annotations
 
 import reflex as rx
 
-from arena_app.state.roster import RosterState
+from arena_app.components.layout import layout
+from arena_app.components.leaderboard import leaderboard
+from arena_app.components.panes import pane, past_turn
+from arena_app.components.vote_bar import vote_bar
+from arena_app.state.arena import ArenaState, TemplateState
+
+
+def _templates() -> rx.Component:
+    return rx.hstack(
+        rx.menu.root(
+            rx.menu.trigger(
+                rx.button(
+                    rx.icon("bookmark", size=14),
+                    "Templates",
+                    variant="ghost",
+                    size="1",
+                    data_testid="templates",
+                )
+            ),
+            rx.menu.content(
+                rx.menu.item(
+                    "Save current prompt", on_click=TemplateState.save, data_testid="save-template"
+                ),
+                rx.menu.separator(),
+                rx.foreach(
+                    TemplateState.names,
+                    lambda name: rx.menu.item(name, on_click=TemplateState.use(name)),
+                ),
+            ),
+        ),
+        spacing="2",
+    )
+
+
+def _prompt_box() -> rx.Component:
+    return rx.vstack(
+        rx.text_area(
+            value=ArenaState.prompt,
+            on_change=ArenaState.set_prompt,
+            placeholder=ArenaState.prompt_placeholder,
+            rows="3",
+            width="100%",
+            disabled=ArenaState.streaming,
+            data_testid="prompt",
+        ),
+        rx.hstack(
+            _templates(),
+            rx.spacer(),
+            rx.cond(
+                ArenaState.turns.length() > 0,
+                rx.button(
+                    "New conversation",
+                    variant="ghost",
+                    size="2",
+                    on_click=ArenaState.new_conversation,
+                ),
+            ),
+            rx.cond(
+                ArenaState.streaming,
+                rx.button(
+                    rx.icon("square", size=14),
+                    "Stop",
+                    color_scheme="red",
+                    variant="soft",
+                    on_click=ArenaState.stop,
+                    data_testid="stop",
+                ),
+                rx.button(
+                    rx.icon("send", size=14), "Send", on_click=ArenaState.send, data_testid="send"
+                ),
+            ),
+            width="100%",
+            align="center",
+        ),
+        width="100%",
+    )
 
 
 def index() -> rx.Component:
-    return rx.container(
-        rx.vstack(
-            rx.heading("Arena", size="8"),
-            rx.text("A self-hosted, blind, side-by-side LLM arena."),
-            rx.cond(
-                RosterState.loaded,
-                rx.vstack(
-                    rx.text(
-                        RosterState.model_names.length().to_string() + " models in the roster",
-                        data_testid="roster-count",
+    return layout(
+        rx.grid(
+            rx.vstack(
+                rx.foreach(ArenaState.turns, past_turn),
+                _prompt_box(),
+                rx.cond(
+                    ArenaState.notice != "",
+                    rx.callout(
+                        ArenaState.notice,
+                        icon="info",
+                        color_scheme="amber",
+                        width="100%",
+                        data_testid="notice",
                     ),
-                    rx.foreach(RosterState.model_names, lambda name: rx.badge(name)),
                 ),
-                rx.text("Connecting…", data_testid="roster-loading"),
+                rx.cond(
+                    ArenaState.has_round,
+                    rx.vstack(
+                        rx.grid(
+                            pane(
+                                "A",
+                                ArenaState.text_a,
+                                ArenaState.error_a,
+                                ArenaState.done_a,
+                                ArenaState.streaming,
+                                ArenaState.reveal_a,
+                            ),
+                            pane(
+                                "B",
+                                ArenaState.text_b,
+                                ArenaState.error_b,
+                                ArenaState.done_b,
+                                ArenaState.streaming,
+                                ArenaState.reveal_b,
+                            ),
+                            columns=rx.breakpoints(initial="1", md="2"),
+                            spacing="4",
+                            width="100%",
+                        ),
+                        rx.cond(ArenaState.votable | (ArenaState.vote_cast != ""), vote_bar()),
+                        width="100%",
+                        spacing="4",
+                    ),
+                ),
+                spacing="4",
+                width="100%",
             ),
-            spacing="4",
-            padding_y="3em",
+            leaderboard(),
+            columns=rx.breakpoints(initial="1", lg="3fr 1fr"),
+            spacing="5",
+            width="100%",
         )
     )

@@ -1,0 +1,36 @@
+"""The frame of every page: navigation and the theme toggle (remembered by the browser)."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from arena_app import routes
+
+
+def _nav_link(label: str, href: str) -> rx.Component:
+    return rx.link(label, href=href, size="3", weight="medium", underline="none")
+
+
+def layout(*children: rx.Component) -> rx.Component:
+    return rx.box(
+        rx.hstack(
+            rx.hstack(
+                rx.icon("swords", size=22),
+                rx.heading("Arena", size="5"),
+                align="center",
+                spacing="2",
+            ),
+            _nav_link("Arena", routes.ARENA),
+            _nav_link("Insights", routes.INSIGHTS),
+            rx.spacer(),
+            rx.color_mode.button(data_testid="theme-toggle"),
+            align="center",
+            spacing="5",
+            padding_x="1.5em",
+            padding_y="0.75em",
+            border_bottom=f"1px solid {rx.color('gray', 5)}",
+            width="100%",
+        ),
+        rx.box(*children, padding="1.5em", max_width="1400px", margin="0 auto"),
+        width="100%",
+    )

@@ -1,0 +1,50 @@
+"""The compact leaderboard table beside the arena."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from arena_app.state.leaderboard import LeaderboardState
+
+
+def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(row["rank"]),
+        rx.table.cell(row["name"]),
+        rx.table.cell(row["score"]),
+        rx.table.cell(row["style"]),
+        rx.table.cell(row["games"]),
+    )
+
+
+def leaderboard() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.heading("Leaderboard", size="4"),
+                rx.spacer(),
+                rx.cond(
+                    LeaderboardState.rated,
+                    rx.text("rating ± 95% CI", size="1", color_scheme="gray"),
+                    rx.text("win rate (no fit yet)", size="1", color_scheme="gray"),
+                ),
+                width="100%",
+            ),
+            rx.table.root(
+                rx.table.header(
+                    rx.table.row(
+                        *(
+                            rx.table.column_header_cell(name)
+                            for name in ("#", "Model", "Score", "Style", "Games")
+                        )
+                    )
+                ),
+                rx.table.body(rx.foreach(LeaderboardState.rows, _row)),
+                size="1",
+                width="100%",
+                data_testid="leaderboard",
+            ),
+            width="100%",
+        ),
+        width="100%",
+    )

@@ -1,0 +1,81 @@
+"""The two anonymous answer panes and the turns already voted on."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+
+def answer(text: rx.Var[str]) -> rx.Component:
+    """Model output is untrusted: Markdown without raw HTML (react-markdown also drops
+    ``javascript:`` links), so nothing in an answer can run in the page."""
+    return rx.markdown(text, use_raw=False, class_name="arena-answer")
+
+
+def pane(
+    slot: str,
+    text: rx.Var[str],
+    error: rx.Var[str],
+    done: rx.Var[bool],
+    streaming: rx.Var[bool],
+    reveal: rx.Var[str],
+) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.hstack(
+                rx.badge(f"Model {slot}", size="2", variant="soft"),
+                rx.cond(
+                    reveal != "",
+                    rx.text(reveal, weight="bold", data_testid=f"reveal-{slot}"),
+                ),
+                rx.spacer(),
+                rx.cond(
+                    streaming & ~done,
+                    rx.spinner(size="1"),
+                ),
+                width="100%",
+                align="center",
+            ),
+            rx.cond(
+                error != "",
+                rx.callout(
+                    error,
+                    icon="triangle_alert",
+                    color_scheme="red",
+                    size="1",
+                    data_testid=f"error-{slot}",
+                ),
+            ),
+            rx.box(answer(text), width="100%", data_testid=f"pane-{slot}"),
+            spacing="2",
+            width="100%",
+            align="start",
+        ),
+        width="100%",
+        min_height="12em",
+    )
+
+
+def past_turn(turn: rx.Var[dict[str, str]]) -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.text(turn["prompt"], weight="medium"),
+            rx.grid(
+                rx.box(
+                    rx.text(turn["reveal_a"], size="1", color_scheme="gray"),
+                    answer(turn["a"]),
+                ),
+                rx.box(
+                    rx.text(turn["reveal_b"], size="1", color_scheme="gray"),
+                    answer(turn["b"]),
+                ),
+                columns=rx.breakpoints(initial="1", md="2"),
+                spacing="3",
+                width="100%",
+            ),
+            rx.badge(turn["outcome"], variant="outline"),
+            spacing="2",
+            width="100%",
+        ),
+        width="100%",
+        variant="surface",
+    )

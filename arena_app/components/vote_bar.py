@@ -1,0 +1,76 @@
+"""The five vote buttons (with keyboard shortcuts 1–5) and what follows a vote."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from arena_app.state.arena import ArenaState
+
+VOTES: tuple[tuple[str, str, str], ...] = (
+    ("left", "A is better", "1"),
+    ("right", "B is better", "2"),
+    ("both_good", "Both good", "3"),
+    ("both_bad", "Both bad", "4"),
+    ("skip", "Skip", "5"),
+)
+
+# Keys 1-5 press the matching vote button, unless the user is typing.
+SHORTCUTS = """
+document.addEventListener('keydown', (e) => {
+  const tag = (e.target && e.target.tagName) || '';
+  if (tag === 'TEXTAREA' || tag === 'INPUT' || e.ctrlKey || e.metaKey || e.altKey) return;
+  const button = document.getElementById('vote-key-' + e.key);
+  if (button && !button.disabled) button.click();
+});
+"""
+
+
+def vote_bar() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            *(
+                rx.button(
+                    label,
+                    rx.code(key, variant="outline", size="1"),
+                    id=f"vote-key-{key}",
+                    on_click=ArenaState.vote(value),
+                    disabled=~ArenaState.can_vote,
+                    variant="soft" if value in ("both_good", "both_bad", "skip") else "solid",
+                    data_testid=f"vote-{value}",
+                )
+                for value, label, key in VOTES
+            ),
+            wrap="wrap",
+            spacing="2",
+            justify="center",
+        ),
+        rx.cond(
+            ArenaState.vote_cast != "",
+            rx.hstack(
+                rx.badge(ArenaState.outcome, size="2", data_testid="outcome"),
+                rx.cond(
+                    ArenaState.continuable,
+                    rx.text("Ask a follow-up: it continues from the winning answer.", size="2"),
+                    rx.button(
+                        "New conversation",
+                        on_click=ArenaState.new_conversation,
+                        variant="outline",
+                        data_testid="new-conversation",
+                    ),
+                ),
+                rx.button(
+                    rx.icon("share-2", size=14),
+                    "Share",
+                    on_click=ArenaState.copy_share_link,
+                    variant="ghost",
+                    data_testid="share",
+                ),
+                align="center",
+                spacing="3",
+                wrap="wrap",
+            ),
+        ),
+        rx.script(SHORTCUTS),
+        align="center",
+        width="100%",
+    )

@@ -1,0 +1,291 @@
+"""The arena page's state: one blind round at a time, streamed from ArenaService in-process.
+
+Blindness: everything in a public var reaches the browser, so the vote token lives in a backend
+var (``_token``) and identities enter public vars only from the vote's reveal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import reflex as rx
+
+from arena_api.core.errors import ArenaError
+from arena_api.core.events import MatchupDone, RunError, SlotDone, SlotError, Steered, Token
+from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
+from arena_app.backend import services
+from arena_app.state.leaderboard import LeaderboardState
+
+FLUSH_S = 0.05  # one state delta per ~50 ms: smooth, and O(flushes) not O(tokens) messages
+VOTE_LABELS = {
+    "left": "A is better",
+    "right": "B is better",
+    "both_good": "Both are good",
+    "both_bad": "Both are bad",
+    "skip": "Skipped",
+}
+
+
+class ArenaState(rx.State):
+    """The round on screen and the finished turns of the conversation above it."""
+
+    session_id: str = rx.LocalStorage("", name="arena_session")
+    prompt: str = ""
+    text_a: str = ""
+    text_b: str = ""
+    error_a: str = ""
+    error_b: str = ""
+    done_a: bool = False
+    done_b: bool = False
+    streaming: bool = False
+    matchup_id: str = ""
+    conversation_id: str = ""
+    turn_index: int = 0
+    votable: bool = False
+    vote_cast: str = ""
+    reveal_a: str = ""
+    reveal_b: str = ""
+    continuable: bool = False
+    notice: str = ""
+    turns: list[dict[str, str]] = []
+    _token: str = ""
+
+    @rx.var
+    def has_round(self) -> bool:
+        return self.matchup_id != ""
+
+    @rx.var
+    def can_vote(self) -> bool:
+        return self.votable and self.done_a and self.done_b and not self.vote_cast
+
+    @rx.var
+    def outcome(self) -> str:
+        return VOTE_LABELS.get(self.vote_cast, "")
+
+    @rx.var
+    def prompt_placeholder(self) -> str:
+        if self.continuable:
+            return "Follow up: the conversation continues from the winning answer"
+        return "Ask anything. Two anonymous models answer side by side."
+
+    @rx.event
+    def on_load(self) -> None:
+        if not self.session_id:
+            self.session_id = uuid.uuid4().hex
+
+    @rx.event
+    def set_prompt(self, value: str) -> None:
+        self.prompt = value
+
+    @rx.event
+    def new_conversation(self) -> None:
+        self._clear_round()
+        self.turns = []
+        self.conversation_id = ""
+        self.continuable = False
+        self.notice = ""
+
+    def _clear_round(self) -> None:
+        self.text_a = self.text_b = self.error_a = self.error_b = ""
+        self.done_a = self.done_b = False
+        self.matchup_id = self.vote_cast = self.reveal_a = self.reveal_b = ""
+        self.votable = False
+        self._token = ""
+
+    def _archive_round(self) -> None:
+        """Move the voted round into the conversation's history above the panes."""
+        if self.matchup_id and self.vote_cast:
+            self.turns = [
+                *self.turns,
+                {
+                    "prompt": self._last_prompt,
+                    "a": self.text_a,
+                    "b": self.text_b,
+                    "reveal_a": self.reveal_a,
+                    "reveal_b": self.reveal_b,
+                    "outcome": self.outcome,
+                },
+            ]
+
+    _last_prompt: str = ""
+
+    @rx.event(background=True)
+    async def send(self) -> Any:
+        async with self:
+            prompt = self.prompt.strip()
+            if self.streaming or not prompt:
+                return
+            if not self.session_id:
+                self.session_id = uuid.uuid4().hex
+            continuing = self.continuable and self.conversation_id
+            if not continuing:
+                self.turns = []
+                self.conversation_id = ""
+            else:
+                self._archive_round()
+            self._clear_round()
+            self.streaming = True
+            self.notice = ""
+            self._last_prompt = prompt
+            body = {"prompt": prompt, "sessionId": self.session_id}
+            if continuing:
+                body["conversationId"] = self.conversation_id
+        try:
+            round_ = await services().arena.start_round(parse_command(ChatRequest, body))
+        except ArenaError as exc:
+            async with self:
+                self.streaming = False
+                self.notice = _describe(exc)
+            return
+        started = round_.started
+        async with self:
+            self.prompt = ""
+            self.matchup_id = started.matchup_id
+            self.conversation_id = started.conversation_id or ""
+            self.turn_index = started.turn_index or 0
+            self.votable = started.votable
+            self.continuable = False
+            self._token = started.matchup_token or ""
+        await self._pump(round_.events)
+
+    async def _pump(self, events: Any) -> None:
+        """Consume the round's public events, flushing batched text about every 50 ms."""
+        loop = asyncio.get_running_loop()
+        pending = {"A": [], "B": []}  # type: dict[str, list[str]]
+        last = loop.time()
+        try:
+            async for event in events:
+                flush_now = False
+                if isinstance(event, Token):
+                    pending[event.slot].append(event.token)
+                elif isinstance(event, Steered):
+                    pending = {"A": [], "B": []}
+                    async with self:
+                        self.text_a = self.text_b = ""
+                    continue
+                else:
+                    flush_now = True
+                if flush_now or loop.time() - last >= FLUSH_S:
+                    async with self:
+                        self.text_a += "".join(pending["A"])
+                        self.text_b += "".join(pending["B"])
+                        self._apply(event)
+                    pending = {"A": [], "B": []}
+                    last = loop.time()
+        finally:
+            await events.aclose()
+            async with self:
+                self.text_a += "".join(pending["A"])
+                self.text_b += "".join(pending["B"])
+                self.streaming = False
+
+    def _apply(self, event: Any) -> None:
+        if isinstance(event, SlotError):
+            setattr(self, f"error_{event.slot.lower()}", event.message)
+        elif isinstance(event, SlotDone):
+            setattr(self, f"done_{event.slot.lower()}", True)
+        elif isinstance(event, MatchupDone):
+            self.done_a = self.done_b = True
+        elif isinstance(event, RunError):
+            self.notice = event.message
+            self.done_a = self.done_b = True
+            self.votable = False
+
+    @rx.event
+    def stop(self) -> None:
+        if self.streaming and self.matchup_id:
+            services().arena.stop(uuid.UUID(self.matchup_id))
+
+    @rx.event
+    async def vote(self, choice: str) -> Any:
+        if not self.can_vote or choice not in VOTE_LABELS:
+            return None
+        try:
+            reveal = await services().arena.vote(
+                parse_command(
+                    VoteRequest,
+                    {"matchupId": self.matchup_id, "matchupToken": self._token, "vote": choice},
+                )
+            )
+        except ArenaError as exc:
+            self.notice = _describe(exc)
+            return None
+        self._token = ""
+        self.vote_cast = choice
+        self.reveal_a = reveal.models.A.display_name
+        self.reveal_b = reveal.models.B.display_name
+        self.continuable = reveal.continuable
+        self.votable = False
+        return LeaderboardState.load
+
+    @rx.event
+    def copy_share_link(self) -> Any:
+        if not self.vote_cast:
+            return None
+        return [
+            rx.call_script(
+                f"navigator.clipboard.writeText(window.location.origin + '/m/{self.matchup_id}')"
+            ),
+            rx.toast.success("Link to this matchup's reveal copied"),
+        ]
+
+
+def _describe(error: ArenaError) -> str:
+    if error.details:
+        first = next(iter(error.details.values()))
+        detail = first[0] if isinstance(first, list) and first else str(first)
+        return f"{error.message}: {detail}"
+    return error.message
+
+
+class TemplateState(rx.State):
+    """Saved prompt templates, kept in the browser's localStorage."""
+
+    stored: str = rx.LocalStorage("[]", name="arena_templates", sync=True)
+
+    @rx.var
+    def names(self) -> list[str]:
+        return [t["name"] for t in _templates(self.stored)]
+
+    @rx.event
+    async def save(self) -> Any:
+        arena = await self.get_state(ArenaState)
+        text = arena.prompt.strip()
+        if not text:
+            return rx.toast.info("Type a prompt first, then save it as a template")
+        name = text.splitlines()[0][:40]
+        kept = [t for t in _templates(self.stored) if t["name"] != name]
+        self.stored = json.dumps([*kept, {"name": name, "prompt": text}][-50:])
+        return rx.toast.success(f"Saved template “{name}”")
+
+    @rx.event
+    async def use(self, name: str) -> None:
+        for template in _templates(self.stored):
+            if template["name"] == name:
+                arena = await self.get_state(ArenaState)
+                arena.prompt = template["prompt"]
+
+    @rx.event
+    def remove(self, name: str) -> None:
+        self.stored = json.dumps([t for t in _templates(self.stored) if t["name"] != name])
+
+
+def _templates(stored: str) -> list[dict[str, str]]:
+    try:
+        value = json.loads(stored or "[]")
+    except ValueError:
+        return []
+    return (
+        [
+            t
+            for t in value
+            if isinstance(t, dict)
+            and isinstance(t.get("name"), str)
+            and isinstance(t.get("prompt"), str)
+        ]
+        if isinstance(value, list)
+        else []
+    )

@@ -1,0 +1,41 @@
+"""The compact leaderboard beside the arena."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from arena_app.backend import services
+
+
+class LeaderboardState(rx.State):
+    rows: list[dict[str, str]] = []
+    rated: bool = False
+    loaded: bool = False
+
+    @rx.event
+    async def load(self) -> None:
+        board = await services().arena.leaderboard()
+        rows = []
+        for index, model in enumerate(board.models, start=1):
+            if model.rating is not None and model.confidence_interval is not None:
+                half = (model.confidence_interval.upper - model.confidence_interval.lower) / 2
+                score = f"{model.rating:.0f} ± {half:.0f}"
+            else:
+                score = f"{model.win_rate * 100:.1f}%"
+            style = (
+                f"{model.style_controlled_rating:.0f}"
+                if model.style_controlled_rating is not None
+                else "—"
+            )
+            rows.append(
+                {
+                    "rank": str(index),
+                    "name": model.display_name,
+                    "score": score,
+                    "style": style,
+                    "games": str(model.total_votes - model.skips),
+                }
+            )
+        self.rows = rows
+        self.rated = any(m.rating is not None for m in board.models)
+        self.loaded = True
