@@ -1,4 +1,7 @@
-"""The whole product on one port (``arena serve``), and a real browser (Debian's chromium)."""
+"""The whole product on one port (``arena serve``), and a real browser (Debian's chromium).
+
+Screenshots taken by the tests go to ``test-results/`` (ignored by git) for a reviewer to see.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,11 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, async_playwright
+from playwright.async_api import Browser, Page, async_playwright
 
-from tests.support import ProductProcess, free_port
+from tests.fakes._recording import Recorder
+from tests.fakes.openai_server import create_app
+from tests.support import ROOT, ProductProcess, ServerThread, free_port
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -20,24 +25,71 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+ARTEFACTS = ROOT / "test-results"
+
+
+def _serve(fresh_database: Callable[[], str], folder: Path, **env: str) -> ProductProcess:
+    base = {
+        "DATABASE_URL": fresh_database(),
+        "ARENA_DATA_DIR": str(folder / "data"),
+        "ARENA_MOCK_PROVIDER": "1",
+        "ARENA_ALLOW_DEV_SECRET": "1",
+        "ARENA_RATING_WORKER": "off",
+        "ARENA_MOCK_TOKENS_PER_SECOND": "200",
+        "ARENA_MOCK_TOKENS": "40",
+    }
+    return ProductProcess({**base, **env}, free_port(), folder / "serve.log").start()
 
 
 @pytest.fixture(scope="session")
 def product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:
-    """``arena serve`` in production single-port mode against a database of its own."""
-    folder: Path = tmp_path_factory.mktemp("product")
-    env = {
-        "DATABASE_URL": fresh_database(),
-        "ARENA_DATA_DIR": str(folder / "data"),
-        "ARENA_MOCK_PROVIDER": "1",
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_RATING_WORKER": "off",
-    }
-    server = ProductProcess(env, free_port(), folder / "serve.log").start()
+    """``arena serve`` in production single-port mode with the mock roster."""
+    server = _serve(fresh_database, tmp_path_factory.mktemp("product"))
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def slow_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """The mock roster answering slowly (20 tokens/s, 400 tokens): time to press stop."""
+    server = _serve(
+        fresh_database,
+        tmp_path_factory.mktemp("slow"),
+        ARENA_MOCK_TOKENS_PER_SECOND="20",
+        ARENA_MOCK_TOKENS="400",
+    )
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def hostile_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """Two OpenAI-compatible models on a local fake: one answers with hostile HTML and
+    ``javascript:`` links, the other fails before its first token."""
+    folder = tmp_path_factory.mktemp("hostile")
+    roster = folder / "models.yaml"
+    roster.write_text(
+        "models:\n"
+        "  - {display_name: Evil, provider: openai, provider_model_id: evil--hostile}\n"
+        "  - {display_name: Broken, provider: openai, provider_model_id: broken--server-error}\n"
+    )
+    with ServerThread(create_app(Recorder()), free_port()) as vendor:
+        server = _serve(
+            fresh_database,
+            folder,
+            ARENA_MODELS_FILE=str(roster),
+            ARENA_MOCK_PROVIDER="0",
+            OPENAI_BASE_URL=f"{vendor.url}/v1",
+            OPENAI_API_KEY="sk-test",
+        )
+        yield server
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -48,3 +100,24 @@ async def browser() -> AsyncIterator[Browser]:
         )
         yield browser
         await browser.close()
+
+
+@pytest.fixture
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    """A fresh browser context per test (own storage), failing on any console error."""
+    context = await browser.new_context(
+        viewport={"width": 1400, "height": 900},
+        permissions=["clipboard-read", "clipboard-write"],
+    )
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    await context.close()
+    assert not errors, f"browser console errors: {errors}"
+
+
+async def screenshot(page: Page, name: str) -> None:
+    ARTEFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=str(ARTEFACTS / f"{name}.png"), full_page=True)

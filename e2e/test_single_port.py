@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 import websockets
-from playwright.async_api import Browser, expect
+from playwright.async_api import Page, expect
 
 from tests.support import ProductProcess
 
@@ -13,20 +13,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 async def test_page_loads_and_reaches_the_backend_over_its_event_socket(
-    product: ProductProcess, browser: Browser
+    product: ProductProcess, page: Page
 ) -> None:
-    page = await browser.new_page()
-
     await page.goto(product.url + "/")
 
     await expect(page).to_have_title("Arena")
-    await expect(page.get_by_role("heading", name="Arena")).to_be_visible()
-    # The roster arrives through Reflex's event socket from ArenaService and the database.
-    await expect(page.get_by_test_id("roster-count")).to_have_text(
-        "4 models in the roster", timeout=30_000
-    )
+    # The leaderboard arrives through Reflex's event socket from ArenaService and the database.
+    rows = page.get_by_test_id("leaderboard").locator("tbody tr")
+    await expect(rows).to_have_count(4, timeout=30_000)
     await expect(page.get_by_text("Mock Aurora")).to_be_visible()
-    await page.close()
 
 
 async def test_health_and_api_404_answer_json_on_the_ui_port(product: ProductProcess) -> None:

@@ -78,4 +78,5 @@ def past_turn(turn: rx.Var[dict[str, str]]) -> rx.Component:
         ),
         width="100%",
         variant="surface",
+        data_testid="past-turn",
     )

@@ -21,12 +21,19 @@ from starlette.routing import Route
 from tests.fakes._recording import Recorder, behaviour_of
 from tests.fakes._scripted import Ending, ScriptedStream
 
-__all__ = ["OK_OUTPUT_TOKENS", "OK_TOKENS", "create_app", "model_version"]
+__all__ = ["HOSTILE_TOKENS", "OK_OUTPUT_TOKENS", "OK_TOKENS", "create_app", "model_version"]
 
 OK_TOKENS = ("Hello", " from", " the", " fake", ".")
 OK_OUTPUT_TOKENS = len(OK_TOKENS)
+# What a hostile model could answer: each piece must render inert in the arena's UI.
+HOSTILE_TOKENS = (
+    "Here is <script>window.__pwned = 'script'</script> some text. ",
+    '<img src="x" onerror="window.__pwned = \'img\'"> ',
+    "[click me](javascript:window.__pwned='link') ",
+    "<a href=\"javascript:window.__pwned='anchor'\">anchor</a>",
+)
 STREAMING_BEHAVIOURS = frozenset(
-    {"ok", "disconnect", "stall", "truncated", "error-line", "garbage"}
+    {"ok", "hostile", "disconnect", "stall", "truncated", "error-line", "garbage"}
 )
 PROMPT_TOKENS = 11
 
@@ -115,8 +122,9 @@ def create_app(recorder: Recorder) -> Starlette:
         chunks = _Chunks(model, include_usage)
         pieces = [chunks.delta({"role": "assistant", "content": ""})]
         ending: Ending = "end"
-        if behaviour == "ok":
-            pieces += [chunks.delta({"content": token}) for token in OK_TOKENS]
+        if behaviour in ("ok", "hostile"):
+            tokens = HOSTILE_TOKENS if behaviour == "hostile" else OK_TOKENS
+            pieces += [chunks.delta({"content": token}) for token in tokens]
             pieces.append(chunks.delta({}, finish_reason="stop"))
             if include_usage:
                 pieces.append(chunks.usage(OK_OUTPUT_TOKENS))

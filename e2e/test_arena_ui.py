@@ -1,0 +1,194 @@
+"""The arena page in a real browser: a blind round, votes, follow-ups, stop, and safety."""
+
+from __future__ import annotations
+
+import re
+
+import asyncpg
+import pytest
+from playwright.async_api import Page, expect
+
+from e2e.conftest import screenshot
+from tests.support import ProductProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+STREAM_TIMEOUT = 30_000
+
+
+async def _ask(page: Page, prompt: str) -> None:
+    await page.get_by_test_id("prompt").fill(prompt)
+    await page.get_by_test_id("send").click()
+
+
+async def _wait_votable(page: Page) -> None:
+    await expect(page.get_by_test_id("vote-left")).to_be_enabled(timeout=STREAM_TIMEOUT)
+
+
+async def _roster(product: ProductProcess) -> set[str]:
+    """Every string that would identify a model of this product's roster."""
+    conn = await asyncpg.connect(product.env["DATABASE_URL"])
+    try:
+        rows = await conn.fetch("SELECT id, display_name, provider_model_id FROM models")
+    finally:
+        await conn.close()
+    words = set()
+    for row in rows:
+        words |= {str(row["id"]), row["id"].hex, row["display_name"], row["provider_model_id"]}
+    return words
+
+
+async def test_a_full_blind_round_streams_votes_and_reveals(
+    product: ProductProcess, page: Page
+) -> None:
+    await page.goto(product.url + "/")
+    await _ask(page, "Explain JWTs in simple terms")
+
+    await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
+    await screenshot(page, "arena-mid-stream")
+    await _wait_votable(page)
+    await expect(page.get_by_test_id("reveal-A")).to_have_count(0)
+    await page.get_by_test_id("vote-right").click()
+
+    await expect(page.get_by_test_id("reveal-A")).to_have_text(re.compile(r"^Mock "))
+    await expect(page.get_by_test_id("reveal-B")).to_have_text(re.compile(r"^Mock "))
+    await expect(page.get_by_test_id("outcome")).to_have_text("B is better")
+    await expect(page.get_by_test_id("leaderboard").get_by_text("100.0%")).to_be_visible()
+    await screenshot(page, "arena-after-reveal")
+
+
+async def test_keyboard_shortcut_votes_and_a_follow_up_continues_from_the_winner(
+    product: ProductProcess, page: Page
+) -> None:
+    await page.goto(product.url + "/")
+    await _ask(page, "First question")
+    await _wait_votable(page)
+    await page.locator("body").click()
+
+    await page.keyboard.press("1")
+
+    await expect(page.get_by_test_id("outcome")).to_have_text("A is better")
+    await _ask(page, "A follow-up question")
+    await _wait_votable(page)
+    archived = page.get_by_test_id("past-turn")
+    await expect(archived).to_have_count(1)
+    await expect(archived).to_contain_text("First question")
+    await expect(archived).to_contain_text("Mock")  # the archived turn keeps its reveal ...
+    await expect(page.get_by_test_id("reveal-A")).to_have_count(0)  # ... the new one is blind
+
+
+async def test_a_tie_ends_the_branch_and_offers_a_new_conversation(
+    product: ProductProcess, page: Page
+) -> None:
+    await page.goto(product.url + "/")
+    await _ask(page, "Tell me a joke")
+    await _wait_votable(page)
+
+    await page.get_by_test_id("vote-both_good").click()
+
+    await expect(page.get_by_test_id("new-conversation")).to_be_visible()
+    await page.get_by_test_id("new-conversation").click()
+    await expect(page.get_by_test_id("pane-A")).to_have_count(0)
+
+
+async def test_stop_ends_the_round_and_keeps_the_partial_answers(
+    slow_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(slow_product.url + "/")
+    await _ask(page, "Write a very long essay")
+    await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
+
+    await page.get_by_test_id("stop").click()
+
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=5_000)
+    text = await page.get_by_test_id("pane-A").inner_text()
+    assert 0 < len(text.split()) < 400
+
+
+async def test_hostile_model_output_never_runs_and_a_failed_slot_shows_its_error(
+    hostile_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(hostile_product.url + "/")
+    await _ask(page, "Say something dangerous")
+
+    await expect(page.get_by_test_id("error-A").or_(page.get_by_test_id("error-B"))).to_be_visible(
+        timeout=STREAM_TIMEOUT
+    )
+    await _wait_votable(page)
+    panes = page.get_by_test_id("pane-A").or_(page.get_by_test_id("pane-B"))
+    await expect(panes.get_by_text("anchor").or_(panes.get_by_text("some text"))).not_to_have_count(
+        0
+    )
+    for link in await page.locator("[data-testid^=pane-] a").all():
+        href = await link.get_attribute("href") or ""
+        assert not href.lower().startswith("javascript:")
+        await link.click(no_wait_after=True)
+    await page.wait_for_timeout(300)
+    assert await page.evaluate("window.__pwned === undefined")
+    assert await page.locator("[data-testid^=pane-] script").count() == 0
+    assert await page.locator("[data-testid^=pane-] img[onerror]").count() == 0
+    await screenshot(page, "arena-hostile-and-failed-slot")
+
+
+async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
+    product: ProductProcess, page: Page
+) -> None:
+    forbidden = await _roster(product)
+    received: list[str] = []
+    page.on(
+        "websocket",
+        lambda ws: ws.on(
+            "framereceived", lambda frame: received.append(frame if isinstance(frame, str) else "")
+        ),
+    )
+    await page.goto(product.url + "/")
+    await expect(page.get_by_test_id("leaderboard").locator("tbody tr")).to_have_count(4)
+    received.clear()  # the public leaderboard (loaded before the round) names models by design
+    responses: list[str] = []
+    page.on("response", lambda r: responses.append(r.url))
+
+    await _ask(page, "Who are you?")
+    await _wait_votable(page)
+    html = await page.evaluate(_PAGE_WITHOUT_LEADERBOARD)
+    before = "\n".join(received) + html
+    leaked = {word for word in forbidden if word in before}
+    received.clear()
+    await page.get_by_test_id("vote-left").click()
+    await expect(page.get_by_test_id("reveal-A")).to_be_visible()
+
+    assert not leaked, f"identities reached the browser before the vote: {leaked}"
+    assert not [url for url in responses if "/api/" in url]  # the UI never calls the HTTP API
+    after = "\n".join(received)
+    assert any(word in after for word in forbidden), "the reveal should name the models"
+
+
+# The page's markup minus the leaderboard, which lists the public roster by design.
+_PAGE_WITHOUT_LEADERBOARD = """() => {
+  const copy = document.documentElement.cloneNode(true);
+  copy.querySelectorAll('[data-testid=leaderboard]').forEach((node) => node.remove());
+  return copy.outerHTML;
+}"""
+
+
+async def test_theme_choice_is_remembered(product: ProductProcess, page: Page) -> None:
+    await page.goto(product.url + "/")
+    before = await page.evaluate("document.documentElement.className")
+
+    await page.get_by_test_id("theme-toggle").click()
+    await page.reload()
+
+    after = await page.evaluate("document.documentElement.className")
+    assert ("dark" in before) != ("dark" in after)
+
+
+async def test_prompt_templates_survive_a_reload(product: ProductProcess, page: Page) -> None:
+    await page.goto(product.url + "/")
+    await page.get_by_test_id("prompt").fill("Compare Rust and Go for CLI tools")
+    await page.get_by_test_id("templates").click()
+    await page.get_by_test_id("save-template").click()
+    await page.reload()
+
+    await page.get_by_test_id("templates").click()
+    await page.get_by_role("menuitem", name="Compare Rust and Go for CLI tools").click()
+
+    await expect(page.get_by_test_id("prompt")).to_have_value("Compare Rust and Go for CLI tools")
