@@ -1,4 +1,11 @@
-"""Reflex configuration: the UI package is `arena_app`; everything else comes from settings."""
+"""Reflex configuration: the UI package is `arena_app`; everything else comes from settings.
+
+State lives in memory (one server process): the default disk manager pickles every state change
+to disk, which a streaming round does dozens of times a second. Several replicas would set
+REFLEX_REDIS_URL and use Redis instead (see DESIGN.md, "Scale beyond one machine").
+"""
+
+import os
 
 import reflex as rx
 from reflex.plugins.sitemap import SitemapPlugin
@@ -7,6 +14,11 @@ config = rx.Config(
     app_name="arena_app",
     telemetry_enabled=False,
     show_built_with_reflex=False,
+    state_manager_mode=(
+        rx.constants.StateManagerMode.REDIS
+        if os.environ.get("REFLEX_REDIS_URL")
+        else rx.constants.StateManagerMode.MEMORY
+    ),
     disable_plugins=[SitemapPlugin],
     plugins=[rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="indigo"))],
 )

@@ -100,7 +100,7 @@ async def test_stop_ends_the_round_and_keeps_the_partial_answers(
 
     await page.get_by_test_id("stop").click()
 
-    await expect(page.get_by_test_id("send")).to_be_visible(timeout=5_000)
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=STREAM_TIMEOUT)
     text = await page.get_by_test_id("pane-A").inner_text()
     assert 0 < len(text.split()) < 400
 

@@ -13,7 +13,8 @@ def answer(text: rx.Var[str]) -> rx.Component:
 
 def pane(
     slot: str,
-    text: rx.Var[str],
+    head: rx.Var[str],
+    tail: rx.Var[str],
     error: rx.Var[str],
     done: rx.Var[bool],
     streaming: rx.Var[bool],
@@ -45,7 +46,7 @@ def pane(
                     data_testid=f"error-{slot}",
                 ),
             ),
-            rx.box(answer(text), width="100%", data_testid=f"pane-{slot}"),
+            rx.box(answer(head), answer(tail), width="100%", data_testid=f"pane-{slot}"),
             spacing="2",
             width="100%",
             align="start",

@@ -8,7 +8,7 @@ from arena_app.components.layout import layout
 from arena_app.components.leaderboard import leaderboard
 from arena_app.components.panes import pane, past_turn
 from arena_app.components.vote_bar import vote_bar
-from arena_app.state.arena import ArenaState, TemplateState
+from arena_app.state.arena import ArenaState, PaneHeadState, TemplateState
 
 
 def _templates() -> rx.Component:
@@ -104,7 +104,8 @@ def index() -> rx.Component:
                         rx.grid(
                             pane(
                                 "A",
-                                ArenaState.text_a,
+                                PaneHeadState.head_a,
+                                ArenaState.tail_a,
                                 ArenaState.error_a,
                                 ArenaState.done_a,
                                 ArenaState.streaming,
@@ -112,7 +113,8 @@ def index() -> rx.Component:
                             ),
                             pane(
                                 "B",
-                                ArenaState.text_b,
+                                PaneHeadState.head_b,
+                                ArenaState.tail_b,
                                 ArenaState.error_b,
                                 ArenaState.done_b,
                                 ArenaState.streaming,

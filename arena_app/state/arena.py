@@ -19,7 +19,12 @@ from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
 from arena_app.state.leaderboard import LeaderboardState
 
-FLUSH_S = 0.05  # one state delta per ~50 ms: smooth, and O(flushes) not O(tokens) messages
+# At most one state delta per 50 ms: a token after a quiet spell shows at once, a fast stream is
+# batched. Each pane's text is a frozen head (whole Markdown blocks, in ``PaneHeadState``) plus a
+# short tail (here): a flush sends and re-renders only the tail, so neither the bytes on the wire
+# nor the browser's Markdown work per flush grow with the length of the answer.
+FRAME_S = 0.05
+TAIL_CHARS = 1024
 VOTE_LABELS = {
     "left": "A is better",
     "right": "B is better",
@@ -29,13 +34,44 @@ VOTE_LABELS = {
 }
 
 
+class PaneHeadState(rx.State):
+    """The frozen beginnings of both answers. A state of its own, so that the browser re-renders
+    their Markdown only when a block is frozen, not on every streamed token."""
+
+    head_a: str = ""
+    head_b: str = ""
+
+
+def split_stable(tail: str, limit: int) -> tuple[str, str]:
+    """Split ``tail`` into (whole Markdown blocks to freeze, the rest) once it exceeds ``limit``.
+
+    A block ends at a blank line outside a code fence, so each part renders as it would inside
+    the whole text. A tail with no such boundary past ``2 * limit`` is cut at its last newline
+    (or space) so that one enormous paragraph cannot make every flush expensive.
+    """
+    if len(tail) <= limit:
+        return "", tail
+    cut, fences, position = -1, 0, 0
+    for line in tail.splitlines(keepends=True):
+        position += len(line)
+        if line.lstrip().startswith(("```", "~~~")):
+            fences += 1
+        elif not line.strip() and fences % 2 == 0 and position < len(tail):
+            cut = position
+    if cut <= 0 and len(tail) > 2 * limit:
+        cut = max(tail.rfind("\n", 0, len(tail) - 1), tail.rfind(" ", 0, len(tail) - 1)) + 1
+    if cut <= 0:
+        return "", tail
+    return tail[:cut], tail[cut:]
+
+
 class ArenaState(rx.State):
     """The round on screen and the finished turns of the conversation above it."""
 
     session_id: str = rx.LocalStorage("", name="arena_session")
     prompt: str = ""
-    text_a: str = ""
-    text_b: str = ""
+    tail_a: str = ""
+    tail_b: str = ""
     error_a: str = ""
     error_b: str = ""
     done_a: bool = False
@@ -81,29 +117,31 @@ class ArenaState(rx.State):
         self.prompt = value
 
     @rx.event
-    def new_conversation(self) -> None:
-        self._clear_round()
+    async def new_conversation(self) -> None:
+        await self._clear_round()
         self.turns = []
         self.conversation_id = ""
         self.continuable = False
         self.notice = ""
 
-    def _clear_round(self) -> None:
-        self.text_a = self.text_b = self.error_a = self.error_b = ""
+    async def _clear_round(self) -> None:
+        await self._reset_text()
+        self.error_a = self.error_b = ""
         self.done_a = self.done_b = False
         self.matchup_id = self.vote_cast = self.reveal_a = self.reveal_b = ""
         self.votable = False
         self._token = ""
 
-    def _archive_round(self) -> None:
+    async def _archive_round(self) -> None:
         """Move the voted round into the conversation's history above the panes."""
         if self.matchup_id and self.vote_cast:
+            heads = await self.get_state(PaneHeadState)
             self.turns = [
                 *self.turns,
                 {
                     "prompt": self._last_prompt,
-                    "a": self.text_a,
-                    "b": self.text_b,
+                    "a": heads.head_a + self.tail_a,
+                    "b": heads.head_b + self.tail_b,
                     "reveal_a": self.reveal_a,
                     "reveal_b": self.reveal_b,
                     "outcome": self.outcome,
@@ -125,8 +163,8 @@ class ArenaState(rx.State):
                 self.turns = []
                 self.conversation_id = ""
             else:
-                self._archive_round()
-            self._clear_round()
+                await self._archive_round()
+            await self._clear_round()
             self.streaming = True
             self.notice = ""
             self._last_prompt = prompt
@@ -151,35 +189,74 @@ class ArenaState(rx.State):
             self._token = started.matchup_token or ""
         await self._pump(round_.events)
 
+    async def _reset_text(self) -> None:
+        self.tail_a = self.tail_b = ""
+        heads = await self.get_state(PaneHeadState)
+        if heads.head_a or heads.head_b:
+            heads.head_a = heads.head_b = ""
+
+    async def _append(self, slot: str, text: str) -> None:
+        if not text:
+            return
+        moved, tail = split_stable(getattr(self, f"tail_{slot}") + text, TAIL_CHARS)
+        if moved:
+            heads = await self.get_state(PaneHeadState)
+            setattr(heads, f"head_{slot}", getattr(heads, f"head_{slot}") + moved)
+        setattr(self, f"tail_{slot}", tail)
+
     async def _pump(self, events: Any) -> None:
-        """Consume the round's public events, flushing batched text about every 50 ms."""
-        loop = asyncio.get_running_loop()
-        pending = {"A": [], "B": []}  # type: dict[str, list[str]]
-        last = loop.time()
+        """Consume the round's public events; a flusher task applies them once per frame."""
+        buffered: dict[str, list[str]] = {"A": [], "B": []}
+        statuses: list[Any] = []
+        reset = False
+        dirty = asyncio.Event()
+        finished = False
+
+        async def flush() -> None:
+            nonlocal reset
+            chunks = {slot: "".join(parts) for slot, parts in buffered.items()}
+            for parts in buffered.values():
+                parts.clear()
+            applied, clear_text = statuses[:], reset
+            statuses.clear()
+            reset = False
+            async with self:
+                if clear_text:
+                    await self._reset_text()
+                await self._append("a", chunks["A"])
+                await self._append("b", chunks["B"])
+                for status in applied:
+                    self._apply(status)
+
+        async def flusher() -> None:
+            while True:
+                await dirty.wait()
+                dirty.clear()
+                await flush()
+                if finished:
+                    return
+                await asyncio.sleep(FRAME_S)
+
+        task = asyncio.create_task(flusher())
         try:
             async for event in events:
-                flush_now = False
                 if isinstance(event, Token):
-                    pending[event.slot].append(event.token)
+                    buffered[event.slot].append(event.token)
                 elif isinstance(event, Steered):
-                    pending = {"A": [], "B": []}
-                    async with self:
-                        self.text_a = self.text_b = ""
-                    continue
+                    for parts in buffered.values():
+                        parts.clear()
+                    reset = True
                 else:
-                    flush_now = True
-                if flush_now or loop.time() - last >= FLUSH_S:
-                    async with self:
-                        self.text_a += "".join(pending["A"])
-                        self.text_b += "".join(pending["B"])
-                        self._apply(event)
-                    pending = {"A": [], "B": []}
-                    last = loop.time()
+                    statuses.append(event)
+                dirty.set()
         finally:
+            finished = True
+            dirty.set()
+            await asyncio.gather(task, return_exceptions=True)
             await events.aclose()
+            if any(buffered.values()) or statuses or reset:
+                await flush()
             async with self:
-                self.text_a += "".join(pending["A"])
-                self.text_b += "".join(pending["B"])
                 self.streaming = False
 
     def _apply(self, event: Any) -> None:

@@ -1,0 +1,264 @@
+"""UI latency: from a token leaving the model to it being in the arena page, against raw SSE.
+
+A fake OpenAI-compatible model (in this process) streams two answers at 100 tokens/s each; every
+token carries the wall-clock millisecond it was emitted. The real product (`arena serve`, built
+UI, embedded PostgreSQL) relays them. In Debian's chromium:
+
+* UI     a MutationObserver on the two answer panes notes when each stamp appears in the DOM;
+* raw    a plain ``fetch`` reader on ``POST /api/arena/chat`` (native SSE) in the same page notes
+         when each stamp arrives.
+
+Both latencies are ``now - stamp`` on the same machine clock. Also the arena page's first load,
+cold (new browser context) with the built frontend.
+
+Usage: python benchmarks/ui_latency.py [--tokens 300] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import uvicorn
+from playwright.async_api import async_playwright
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena_app.build import ensure_frontend, reflex_env  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def stamping_model(tokens: int, rate: float) -> Starlette:
+    """OpenAI chat-completions SSE whose every token is ``⟦seq:epoch-ms⟧ `` plus a word."""
+
+    async def completions(request: Request) -> StreamingResponse:
+        body = await request.json()
+
+        async def stream() -> AsyncIterator[bytes]:
+            started = time.monotonic()
+            for seq in range(tokens):
+                await asyncio.sleep(max(0.0, started + seq / rate - time.monotonic()))
+                text = f"⟦{seq}:{int(time.time() * 1000)}⟧ word "
+                chunk = {
+                    "id": "chatcmpl-bench",
+                    "object": "chat.completion.chunk",
+                    "created": int(time.time()),
+                    "model": body["model"],
+                    "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}],
+                }
+                yield f"data: {json.dumps(chunk)}\n\n".encode()
+            done = {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+            yield f"data: {json.dumps(done)}\n\ndata: [DONE]\n\n".encode()
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
+
+
+@contextlib.contextmanager
+def in_thread(app: Starlette) -> Iterator[str]:
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@contextlib.contextmanager
+def product(model_url: str, data_dir: Path) -> Iterator[str]:
+    roster = data_dir / "models.yaml"
+    roster.write_text(
+        "models:\n"
+        "  - {display_name: Left, provider: openai, provider_model_id: left}\n"
+        "  - {display_name: Right, provider: openai, provider_model_id: right}\n"
+    )
+    port = _free_port()
+    env = reflex_env(
+        {
+            **os.environ,
+            "PORT": str(port),
+            "ARENA_DATA_DIR": str(data_dir),
+            "ARENA_MODELS_FILE": str(roster),
+            "OPENAI_BASE_URL": f"{model_url}/v1",
+            "OPENAI_API_KEY": "sk-bench",
+            "ARENA_ALLOW_DEV_SECRET": "1",
+            "ARENA_RATING_WORKER": "off",
+            "DATABASE_URL": "",
+        }
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena_api", "serve"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError("arena serve exited")
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(url + "/health", timeout=2).status_code == 200:
+                    break
+            time.sleep(0.2)
+        yield url
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+OBSERVE = """() => {
+  window.__latencies = [];
+  const seen = new Set();
+  const stamp = /⟦(\\d+):(\\d+)⟧/g;
+  new MutationObserver(() => {
+    const now = Date.now();
+    for (const pane of document.querySelectorAll('[data-testid=pane-A],[data-testid=pane-B]')) {
+      for (const m of pane.innerText.matchAll(stamp)) {
+        const key = pane.dataset.testid + m[1];
+        if (!seen.has(key)) { seen.add(key); window.__latencies.push(now - Number(m[2])); }
+      }
+    }
+  }).observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+RAW_SSE = """async () => {
+  const latencies = [];
+  const response = await fetch('/api/arena/chat', {
+    method: 'POST', headers: {'content-type': 'application/json'},
+    body: JSON.stringify({prompt: 'raw ' + Math.random()}),
+  });
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const {value, done} = await reader.read();
+    if (done) break;
+    const now = Date.now();
+    buffer += decoder.decode(value, {stream: true});
+    const frames = buffer.split('\\n\\n');
+    buffer = frames.pop();
+    for (const frame of frames) {
+      const data = frame.split('\\n').find((line) => line.startsWith('data: '));
+      if (!frame.startsWith('event: token') || !data) continue;
+      const token = JSON.parse(data.slice(6)).token;
+      for (const m of token.matchAll(/⟦(\\d+):(\\d+)⟧/g)) latencies.push(now - Number(m[2]));
+    }
+  }
+  return latencies;
+}"""
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def measure(
+    url: str, rounds: int, tokens: int
+) -> tuple[list[float], list[float], list[float]]:
+    ui: list[float] = []
+    raw: list[float] = []
+    loads: list[float] = []
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
+        for _ in range(rounds):
+            context = await browser.new_context()  # cold: no cache, no storage
+            page = await context.new_page()
+            started = time.perf_counter()
+            await page.goto(url + "/")
+            await page.locator("[data-testid=leaderboard] tbody tr").first.wait_for()
+            loads.append(time.perf_counter() - started)
+            await page.evaluate(OBSERVE)
+            await page.get_by_test_id("prompt").fill(f"ui {time.time()}")
+            await page.get_by_test_id("send").click()
+            await page.wait_for_function(
+                f"window.__latencies.length >= {2 * tokens}", timeout=120_000
+            )
+            ui += await page.evaluate("window.__latencies")
+            raw += await page.evaluate(RAW_SSE)
+            await context.close()
+        await browser.close()
+    return ui, raw, loads
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tokens", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rate", type=float, default=100)
+    args = parser.parse_args()
+    ensure_frontend()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        in_thread(stamping_model(args.tokens, args.rate)) as model_url,
+        product(model_url, Path(tmp)) as url,
+    ):
+        ui, raw, loads = asyncio.run(measure(url, args.rounds, args.tokens))
+    print(
+        f"token to page, two models at {args.rate:g} tokens/s, {args.tokens} tokens each, "
+        f"{args.rounds} rounds ({len(ui)} UI and {len(raw)} raw samples)"
+    )
+    print(f"  {'':<30}{'p50':>8}{'p95':>8}{'p99':>8}  (ms)")
+    for name, values in (("arena UI (Reflex, DOM)", ui), ("raw SSE (browser fetch)", raw)):
+        print(
+            f"  {name:<30}{_pct(values, 0.5):>8.1f}{_pct(values, 0.95):>8.1f}{_pct(values, 0.99):>8.1f}"
+        )
+    print(
+        f"  ratio UI/raw: p50 {_pct(ui, 0.5) / max(_pct(raw, 0.5), 0.001):.2f}x, "
+        f"p95 {_pct(ui, 0.95) / max(_pct(raw, 0.95), 0.001):.2f}x  "
+        "(targets: <= 2x, UI p95 <= 150 ms)"
+    )
+    print(
+        f"first load of the arena page (cold context, until the leaderboard shows): "
+        f"median {statistics.median(loads) * 1000:.0f} ms, max {max(loads) * 1000:.0f} ms "
+        "(target < 1500 ms)"
+    )
+
+
+if __name__ == "__main__":
+    main()
