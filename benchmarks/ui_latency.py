@@ -245,9 +245,8 @@ def main() -> None:
     )
     print(f"  {'':<30}{'p50':>8}{'p95':>8}{'p99':>8}  (ms)")
     for name, values in (("arena UI (Reflex, DOM)", ui), ("raw SSE (browser fetch)", raw)):
-        print(
-            f"  {name:<30}{_pct(values, 0.5):>8.1f}{_pct(values, 0.95):>8.1f}{_pct(values, 0.99):>8.1f}"
-        )
+        p50, p95, p99 = (_pct(values, q) for q in (0.5, 0.95, 0.99))
+        print(f"  {name:<30}{p50:>8.1f}{p95:>8.1f}{p99:>8.1f}")
     print(
         f"  ratio UI/raw: p50 {_pct(ui, 0.5) / max(_pct(raw, 0.5), 0.001):.2f}x, "
         f"p95 {_pct(ui, 0.95) / max(_pct(raw, 0.95), 0.001):.2f}x  "
