@@ -44,8 +44,10 @@ test: setup /usr/bin/chromium lint
 e2e: setup /usr/bin/chromium
 	$(PY) -m pytest e2e
 
-bench: setup
-	$(PY) benchmarks/startup.py
+# Every benchmark prints its figures beside a baseline measured in the same run (several minutes).
+BENCHMARKS := startup arena_stream join_overhead protocol_framing ui_latency
+bench: setup /usr/bin/chromium
+	@for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(PY) benchmarks/$$name.py || exit 1; done
 
 clean:
 	rm -rf .web .states $(TOOLS)
