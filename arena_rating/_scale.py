@@ -1,0 +1,62 @@
+r"""The Elo-like display scale the leaderboard shows, named once.
+
+A strength :math:`r` on the natural log-odds scale is displayed as
+
+.. math::
+
+    R = \mathrm{INIT\_RATING} + \mathrm{SCALE} \cdot r,
+    \qquad \mathrm{SCALE} = \frac{400}{\ln \mathrm{BASE}},
+
+so a gap of 400 display points multiplies the expected odds of winning by ``BASE`` = 10, the
+classic Elo convention. Standard errors scale by ``SCALE`` alone.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.stats import norm
+
+from arena_rating._errors import RatingInputError
+
+__all__ = [
+    "BASE",
+    "DEFAULT_CONFIDENCE_LEVEL",
+    "INIT_RATING",
+    "SCALE",
+    "POINTS_PER_ELO_GAP",
+    "to_display",
+    "to_display_stderr",
+    "z_value",
+]
+
+BASE = 10.0
+POINTS_PER_ELO_GAP = 400.0
+SCALE = POINTS_PER_ELO_GAP / math.log(BASE)
+INIT_RATING = 1000.0
+DEFAULT_CONFIDENCE_LEVEL = 0.95
+
+
+def to_display(strengths: ArrayLike) -> NDArray[np.float64]:
+    r"""Map centred log-odds strengths onto the display scale, :math:`1000 + \mathrm{SCALE}\,r`."""
+    return INIT_RATING + SCALE * np.asarray(strengths, dtype=np.float64)
+
+
+def to_display_stderr(stderr: ArrayLike) -> NDArray[np.float64]:
+    """Map standard errors on the log-odds scale onto display points."""
+    return SCALE * np.asarray(stderr, dtype=np.float64)
+
+
+def z_value(confidence_level: float) -> float:
+    r"""The two-sided normal quantile :math:`z = \Phi^{-1}\big((1 + c)/2\big)` of a level ``c``.
+
+    Raises
+    ------
+    RatingInputError
+        ``confidence_level`` is not strictly between 0 and 1.
+    """
+    if not 0.0 < confidence_level < 1.0:
+        raise RatingInputError(f"confidence_level must be in (0, 1), got {confidence_level!r}")
+    return float(norm.ppf(0.5 + confidence_level / 2.0))

@@ -1,0 +1,400 @@
+"""Everything the rating process reads, each as one SQL statement that returns arrays.
+
+The process reads only the request-path tables (``preferences``, ``matchups``, ``responses``)
+and never pulls raw vote rows into Python for the default pass:
+
+``read_session_stats``
+    One ``GROUP BY anonymous_session_id`` over ``preferences`` with a window for the gaps between
+    a session's votes: the inputs of the anomaly screen.
+``read_pair_counts``
+    One ``GROUP BY (LEAST(a, b), GREATEST(a, b))`` over ``preferences ⋈ matchups`` to canonical
+    ``(model_lo, model_hi, wins_lo, wins_hi, ties)`` rows. Skips and the votes of excluded
+    sessions are filtered inside the aggregate, so the same statement also reports how many
+    votes each filter dropped. O(votes) rows become O(model pairs).
+``read_style_votes``
+    The style pass's raw rows (``preferences ⋈ matchups ⋈ responses``), returned as one row of
+    packed binary columns, with votes whose slot failed or whose metrics are missing excluded
+    and counted (never zero-filled).
+
+The model set of a pass is every model that took part in at least one non-skip vote, whether or
+not that vote survived the anomaly screen, and disabled models included: their votes inform the
+strengths of the models they met, and the leaderboard hides them (it reads enabled models
+only). A model whose every vote was excluded is rated alone: component of its own, rating 1000,
+the ridge prior's interval and ``games = 0``. ``begin_snapshot`` makes the reads of one pass see
+one consistent snapshot.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from sqlalchemy import (
+    Integer,
+    LargeBinary,
+    Text,
+    and_,
+    bindparam,
+    case,
+    cast,
+    extract,
+    func,
+    literal,
+    or_,
+    select,
+    text,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
+
+from arena_api.db.tables import matchups, preferences, responses
+from arena_rating._errors import RatingInputError
+from arena_rating.anomaly import SessionStats
+from arena_rating.bradley_terry import Outcome, PairCounts
+from arena_rating.style import STYLE_FEATURES, StyleVotes
+
+__all__ = [
+    "VOTE_LABELS",
+    "AggregatedVotes",
+    "StyleRows",
+    "begin_snapshot",
+    "read_pair_counts",
+    "read_session_stats",
+    "read_style_votes",
+]
+
+#: Every label ``preferences.vote`` may hold; anything else is rejected, never guessed.
+VOTE_LABELS = ("left", "right", "both_good", "both_bad", "skip")
+_TIES = ("both_good", "both_bad")
+#: Memory PostgreSQL may use per sort or hash in the pass's reads: enough to keep a million-vote
+#: join and aggregate off disk. ``SET LOCAL`` confines it to the pass's transaction.
+WORK_MEM = "256MB"
+
+
+async def begin_snapshot(conn: AsyncConnection) -> None:
+    """Make the current transaction a read-only snapshot shared by every read of the pass.
+
+    Must be the first statement of the transaction.
+    """
+    await conn.execute(text("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"))
+    await conn.execute(text(f"SET LOCAL work_mem = '{WORK_MEM}'"))
+
+
+def _kept(excluded: Sequence[str]) -> ColumnElement[bool]:
+    """Whether a vote survives the screen: no session, or a session not in ``excluded``.
+
+    ``NOT IN (SELECT unnest(...))`` becomes a hashed subplan probed once per vote, which keeps
+    the join of a million votes parallel; an outer join against the excluded ids makes the
+    planner rebuild a million-row hash in every worker.
+    """
+    if not excluded:
+        return literal(True)
+    session = preferences.c.anonymous_session_id
+    ids = select(func.unnest(bindparam("excluded", list(excluded), type_=ARRAY(Text))))
+    return or_(session.is_(None), session.not_in(ids.scalar_subquery()))
+
+
+async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> SessionStats:
+    """Per-session vote counts, decisive slot choices and inter-vote gaps.
+
+    Votes without a session id are not sessions and are left out.
+    """
+    session = preferences.c.anonymous_session_id
+    # Ordering by the id's hash first lets the one big sort compare integers and fall back to
+    # the text only on a hash collision; grouping by the same pair reuses that order.
+    bucket = func.hashtext(session)
+    previous = func.lag(preferences.c.created_at).over(
+        partition_by=(bucket, session), order_by=preferences.c.created_at
+    )
+    votes = (
+        select(
+            bucket.label("bucket"),
+            session.label("session_id"),
+            preferences.c.vote,
+            extract("epoch", preferences.c.created_at - previous).label("gap"),
+        )
+        .where(session.is_not(None))
+        .subquery("votes")
+    )
+    gap = votes.c.gap
+    query = select(
+        votes.c.session_id,
+        func.count().label("votes"),
+        func.count().filter(votes.c.vote == "left").label("left"),
+        func.count().filter(votes.c.vote == "right").label("right"),
+        func.count(gap).label("gaps"),
+        func.count().filter(gap < min_gap_s).label("fast_gaps"),
+        func.percentile_cont(0.5).within_group(gap).label("median_gap"),
+    ).group_by(votes.c.bucket, votes.c.session_id)
+    rows = (await conn.execute(query)).all()
+    return SessionStats(
+        session_ids=tuple(str(r.session_id) for r in rows),
+        votes=np.array([r.votes for r in rows], dtype=np.int64),
+        left=np.array([r.left for r in rows], dtype=np.int64),
+        right=np.array([r.right for r in rows], dtype=np.int64),
+        gaps=np.array([r.gaps for r in rows], dtype=np.int64),
+        fast_gaps=np.array([r.fast_gaps for r in rows], dtype=np.int64),
+        median_gap_s=np.array(
+            [np.nan if r.median_gap is None else float(r.median_gap) for r in rows],
+            dtype=np.float64,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class AggregatedVotes:
+    """The default pass's input.
+
+    Attributes
+    ----------
+    model_ids : tuple of uuid.UUID
+        Model of each index, ascending.
+    counts : PairCounts
+        Kept comparisons per canonical pair (indices into ``model_ids``).
+    votes : int
+        Every vote read, skips and excluded sessions included.
+    skips : int
+        ``skip`` votes (never a comparison).
+    excluded : int
+        Non-skip votes of excluded sessions.
+    """
+
+    model_ids: tuple[uuid.UUID, ...]
+    counts: PairCounts
+    votes: int
+    skips: int
+    excluded: int
+
+    @property
+    def ties(self) -> int:
+        return int(self.counts.ties.sum())
+
+    @property
+    def decisive(self) -> int:
+        return int((self.counts.wins_first + self.counts.wins_second).sum())
+
+
+def _unknown_vote() -> ColumnElement[bool]:
+    return preferences.c.vote.not_in(VOTE_LABELS)
+
+
+async def read_pair_counts(
+    conn: AsyncConnection, *, excluded_sessions: Sequence[str] = ()
+) -> AggregatedVotes:
+    """Aggregate every vote into canonical pair counts with one ``GROUP BY``.
+
+    Raises
+    ------
+    RatingInputError
+        A vote holds a label outside ``VOTE_LABELS``.
+    """
+    a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
+    vote = preferences.c.vote
+    joined = preferences.join(matchups, matchups.c.id == preferences.c.matchup_id)
+    kept = _kept(excluded_sessions)
+    a_is_lo = a < b
+    lo_wins = or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo))
+    hi_wins = or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo))
+    query = (
+        select(
+            func.least(a, b).label("lo"),
+            func.greatest(a, b).label("hi"),
+            func.count().filter(and_(kept, lo_wins)).label("wins_lo"),
+            func.count().filter(and_(kept, hi_wins)).label("wins_hi"),
+            func.count().filter(and_(kept, vote.in_(_TIES))).label("ties"),
+            func.count().filter(vote != "skip").label("compared"),
+            func.count().filter(and_(vote != "skip", ~kept)).label("excluded"),
+            func.count().filter(vote == "skip").label("skips"),
+            func.count().filter(_unknown_vote()).label("unknown"),
+            func.count().label("votes"),
+        )
+        .select_from(joined)
+        .group_by(func.least(a, b), func.greatest(a, b))
+    )
+    rows = (await conn.execute(query)).all()
+    unknown = sum(r.unknown for r in rows)
+    if unknown:
+        raise RatingInputError(f"{unknown} votes hold a label outside {VOTE_LABELS}")
+    compared = [r for r in rows if r.compared > 0]
+    model_ids = tuple(sorted({r.lo for r in compared} | {r.hi for r in compared}))
+    index = {model_id: i for i, model_id in enumerate(model_ids)}
+    compared.sort(key=lambda r: (index[r.lo], index[r.hi]))
+    pairs = np.array([(index[r.lo], index[r.hi]) for r in compared], dtype=np.intp).reshape(-1, 2)
+    counts = PairCounts(
+        len(model_ids),
+        pairs,
+        np.array([r.wins_lo for r in compared], dtype=np.float64),
+        np.array([r.wins_hi for r in compared], dtype=np.float64),
+        np.array([r.ties for r in compared], dtype=np.float64),
+    )
+    return AggregatedVotes(
+        model_ids=model_ids,
+        counts=counts,
+        votes=sum(r.votes for r in rows),
+        skips=sum(r.skips for r in rows),
+        excluded=sum(r.excluded for r in rows),
+    )
+
+
+@dataclass(frozen=True)
+class StyleRows:
+    """The style pass's input.
+
+    Attributes
+    ----------
+    votes : StyleVotes
+        Kept votes, model indices into the ``model_ids`` the rows were read with.
+    read : int
+        Non-skip votes between models of the pass.
+    excluded_sessions, missing_response, failed_slot, missing_ttft : int
+        Votes left out, each counted under the first reason that applies in this order.
+    """
+
+    votes: StyleVotes
+    read: int
+    excluded_sessions: int
+    missing_response: int
+    failed_slot: int
+    missing_ttft: int
+
+    @property
+    def excluded(self) -> dict[str, int]:
+        return {
+            "excluded session": self.excluded_sessions,
+            "missing response": self.missing_response,
+            "failed slot": self.failed_slot,
+            "missing TTFT": self.missing_ttft,
+        }
+
+
+#: How each packed column is encoded by PostgreSQL (``*send`` is the binary wire format,
+#: big-endian) and read back by NumPy.
+_PACKED = {"uuid_send": np.dtype("S16"), "int4send": np.dtype(">i4"), "float8send": np.dtype(">f8")}
+
+
+async def read_style_votes(
+    conn: AsyncConnection,
+    *,
+    model_ids: Sequence[uuid.UUID],
+    excluded_sessions: Sequence[str] = (),
+) -> StyleRows:
+    """Raw non-skip votes with the style deltas of their two responses, as arrays.
+
+    The kept rows come back as one row of packed columns: each column is the concatenation of its
+    values in PostgreSQL's binary format (``string_agg(int4send(x), '')`` and so on), which NumPy
+    reads without a Python object per value. A million votes cost a few megabytes and a few
+    ``frombuffer`` calls instead of a million rows or seven million Python numbers. Every
+    aggregate of one query consumes the rows in the same order, so the columns line up.
+
+    Parameters
+    ----------
+    conn : AsyncConnection
+        Inside the pass's snapshot.
+    model_ids : sequence of uuid.UUID
+        The pass's models, ascending; slot models are mapped to their positions here.
+    excluded_sessions : sequence of str
+        Sessions the screen excluded.
+
+    Raises
+    ------
+    RatingInputError
+        A vote holds a label outside ``VOTE_LABELS``, or names a model missing from
+        ``model_ids``.
+    """
+    ra, rb = responses.alias("ra"), responses.alias("rb")
+    vote = preferences.c.vote
+    joined = (
+        preferences.join(matchups, matchups.c.id == preferences.c.matchup_id)
+        .outerjoin(ra, and_(ra.c.matchup_id == matchups.c.id, ra.c.slot == "A"))
+        .outerjoin(rb, and_(rb.c.matchup_id == matchups.c.id, rb.c.slot == "B"))
+    )
+    flagged = ~_kept(excluded_sessions)
+    missing = or_(ra.c.id.is_(None), rb.c.id.is_(None))
+    failed = or_(ra.c.error.is_not(None), rb.c.error.is_not(None))
+    no_ttft = or_(ra.c.ttft_ms.is_(None), rb.c.ttft_ms.is_(None))
+    kept = and_(~flagged, ~missing, ~failed, ~no_ttft)
+    outcome = case(
+        (vote == "left", Outcome.FIRST_WINS.value),
+        (vote == "right", Outcome.SECOND_WINS.value),
+        else_=Outcome.TIE.value,
+    )
+    empty = bindparam("empty", b"", type_=LargeBinary)
+
+    def packed(send: str, expression: Any) -> Any:
+        return func.string_agg(getattr(func, send)(expression), empty).filter(kept)
+
+    query = (
+        select(
+            func.count().label("read"),
+            func.count().filter(flagged).label("flagged"),
+            func.count().filter(and_(~flagged, missing)).label("missing"),
+            func.count().filter(and_(~flagged, ~missing, failed)).label("failed"),
+            func.count().filter(and_(~flagged, ~missing, ~failed, no_ttft)).label("no_ttft"),
+            func.count().filter(_unknown_vote()).label("unknown"),
+            packed("uuid_send", matchups.c.slot_a_model_id).label("a"),
+            packed("uuid_send", matchups.c.slot_b_model_id).label("b"),
+            packed("int4send", cast(outcome, Integer)).label("outcome"),
+            packed("int4send", ra.c.output_token_count - rb.c.output_token_count).label("tokens"),
+            packed("float8send", ra.c.markdown_density - rb.c.markdown_density).label("markdown"),
+            packed("int4send", ra.c.ttft_ms - rb.c.ttft_ms).label("ttft"),
+            packed("int4send", ra.c.stream_duration_ms - rb.c.stream_duration_ms).label("duration"),
+        )
+        .select_from(joined)
+        .where(vote != "skip")
+    )
+    row = (await conn.execute(query)).one()
+    if row.unknown:
+        raise RatingInputError(f"{row.unknown} votes hold a label outside {VOTE_LABELS}")
+
+    def unpack(value: bytes | None, send: str) -> NDArray[Any]:
+        return np.frombuffer(value or b"", dtype=_PACKED[send])
+
+    roster = np.array([m.bytes for m in model_ids], dtype=_PACKED["uuid_send"])
+    slot_a = _positions(roster, unpack(row.a, "uuid_send"))
+    slot_b = _positions(roster, unpack(row.b, "uuid_send"))
+    features = np.empty((slot_a.size, len(STYLE_FEATURES)), dtype=np.float64)
+    features[:, 0] = 1.0
+    for column, (name, send) in enumerate(
+        (("tokens", "int4send"), ("markdown", "float8send"), ("ttft", "int4send")), start=1
+    ):
+        features[:, column] = unpack(getattr(row, name), send)
+    features[:, 4] = unpack(row.duration, "int4send")
+    votes = StyleVotes(
+        n_models=len(model_ids),
+        slot_a=slot_a,
+        slot_b=slot_b,
+        outcomes=unpack(row.outcome, "int4send").astype(np.int8),
+        features=features,
+    )
+    return StyleRows(
+        votes=votes,
+        read=int(row.read),
+        excluded_sessions=int(row.flagged),
+        missing_response=int(row.missing),
+        failed_slot=int(row.failed),
+        missing_ttft=int(row.no_ttft),
+    )
+
+
+def _positions(roster: NDArray[Any], keys: NDArray[Any]) -> NDArray[np.intp]:
+    """Index of each key in the sorted ``roster``.
+
+    Raises
+    ------
+    RatingInputError
+        A key is not in the roster.
+    """
+    if roster.size == 0:
+        if keys.size:
+            raise RatingInputError("votes name models outside the pass's model set")
+        return np.zeros(0, dtype=np.intp)
+    index = np.searchsorted(roster, keys)
+    clipped = np.minimum(index, roster.size - 1)
+    if not np.array_equal(roster[clipped], keys):
+        raise RatingInputError("votes name models outside the pass's model set")
+    return clipped.astype(np.intp)

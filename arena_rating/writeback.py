@@ -1,0 +1,210 @@
+"""Writing a pass's results, one transaction per pass, under an advisory lock.
+
+``write_ratings`` upserts ``model_ratings`` (one row per rated model, keyed by model) and
+appends the same rows to ``model_rating_history`` in the same transaction, all stamped with the
+transaction's ``now()``: the two tables can never disagree about a refit, and running a pass
+twice leaves ``model_ratings`` with the same rows (idempotent) and the history with one more
+snapshot per model. Rows of models that are no longer part of the fit are deleted, so the table
+always holds exactly the latest fit. ``write_style`` does the same for ``model_style_ratings``
+and ``style_control_coefficients`` (which have no history).
+
+``rating_lock`` takes a session-level PostgreSQL advisory lock for the whole pass, so a second
+rating process (another replica, or ``arena rate`` beside the embedded worker) either waits or
+skips its pass; two processes never interleave their writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from datetime import datetime
+
+import numpy as np
+from sqlalchemy import delete, func, select
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from arena_api.db.tables import (
+    model_rating_history,
+    model_ratings,
+    model_style_ratings,
+    style_control_coefficients,
+)
+from arena_rating._errors import RatingInputError
+from arena_rating.report import RatingRows
+
+__all__ = [
+    "RATING_LOCK_KEY",
+    "rating_lock",
+    "write_ratings",
+    "write_style",
+]
+
+#: The advisory-lock key every rating process agrees on ("arenarat" in ASCII, a signed bigint).
+RATING_LOCK_KEY = int.from_bytes(b"arenarat", "big")
+#: How often a waiting process asks for the lock again.
+LOCK_POLL_S = 0.25
+
+
+@asynccontextmanager
+async def rating_lock(conn: AsyncConnection, *, wait_s: float = 0.0) -> AsyncIterator[bool]:
+    """Hold the rating advisory lock on ``conn`` for the body; yields whether it was acquired.
+
+    Parameters
+    ----------
+    conn : AsyncConnection
+        The connection the pass runs on (the lock belongs to its session and survives commits).
+    wait_s : float
+        How long to keep asking when another process holds the lock; 0 gives up at once.
+    """
+    deadline = time.monotonic() + wait_s
+    acquire = select(func.pg_try_advisory_lock(RATING_LOCK_KEY))
+    while True:
+        acquired = bool((await conn.execute(acquire)).scalar_one())
+        await conn.commit()
+        if acquired or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(LOCK_POLL_S)
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            await conn.rollback()  # a failed pass may have left its transaction open
+            await conn.execute(select(func.pg_advisory_unlock(RATING_LOCK_KEY)))
+            await conn.commit()
+
+
+async def _now(conn: AsyncConnection) -> datetime:
+    value: datetime = (await conn.execute(select(func.now()))).scalar_one()
+    return value
+
+
+async def write_ratings(conn: AsyncConnection, rows: RatingRows) -> datetime:
+    """Upsert ``model_ratings`` and append ``model_rating_history`` in one transaction.
+
+    Returns
+    -------
+    datetime
+        The transaction's ``now()``, shared by every row written.
+    """
+    async with conn.begin():
+        computed_at = await _now(conn)
+        records = [
+            {
+                "model_id": r["model_id"],
+                "rating": r["rating"],
+                "rating_stderr": r["stderr"],
+                "ci_lower": r["ci_lower"],
+                "ci_upper": r["ci_upper"],
+                "component_id": r["component_id"],
+                "games": r["games"],
+                "computed_at": computed_at,
+            }
+            for r in rows.records()
+        ]
+        await conn.execute(
+            delete(model_ratings).where(model_ratings.c.model_id.not_in(rows.model_ids))
+        )
+        if records:
+            upsert = insert(model_ratings).values(records)
+            await conn.execute(
+                upsert.on_conflict_do_update(
+                    index_elements=[model_ratings.c.model_id],
+                    set_={
+                        name: upsert.excluded[name]
+                        for name in (
+                            "rating",
+                            "rating_stderr",
+                            "ci_lower",
+                            "ci_upper",
+                            "component_id",
+                            "games",
+                            "computed_at",
+                        )
+                    },
+                )
+            )
+            await conn.execute(insert(model_rating_history).values(records))
+    return computed_at
+
+
+async def write_style(
+    conn: AsyncConnection,
+    rows: RatingRows,
+    coefficients: Mapping[str, float],
+    *,
+    features: Sequence[str],
+) -> datetime:
+    """Upsert ``model_style_ratings`` and ``style_control_coefficients`` in one transaction.
+
+    Raises
+    ------
+    RatingInputError
+        ``coefficients`` does not hold exactly ``features``, or a coefficient is not finite.
+    """
+    if set(coefficients) != set(features) or not all(np.isfinite(v) for v in coefficients.values()):
+        raise RatingInputError(f"coefficients must be finite values for exactly {features}")
+    async with conn.begin():
+        computed_at = await _now(conn)
+        records = [
+            {
+                "model_id": r["model_id"],
+                "style_controlled_rating": r["rating"],
+                "style_controlled_stderr": r["stderr"],
+                "style_ci_lower": r["ci_lower"],
+                "style_ci_upper": r["ci_upper"],
+                "component_id": r["component_id"],
+                "games": r["games"],
+                "computed_at": computed_at,
+            }
+            for r in rows.records()
+        ]
+        await conn.execute(
+            delete(model_style_ratings).where(model_style_ratings.c.model_id.not_in(rows.model_ids))
+        )
+        if records:
+            upsert = insert(model_style_ratings).values(records)
+            await conn.execute(
+                upsert.on_conflict_do_update(
+                    index_elements=[model_style_ratings.c.model_id],
+                    set_={
+                        name: upsert.excluded[name]
+                        for name in (
+                            "style_controlled_rating",
+                            "style_controlled_stderr",
+                            "style_ci_lower",
+                            "style_ci_upper",
+                            "component_id",
+                            "games",
+                            "computed_at",
+                        )
+                    },
+                )
+            )
+        await conn.execute(
+            delete(style_control_coefficients).where(
+                style_control_coefficients.c.feature.not_in(list(features))
+            )
+        )
+        upsert_coefficients = insert(style_control_coefficients).values(
+            [
+                {
+                    "feature": name,
+                    "coefficient": float(coefficients[name]),
+                    "computed_at": computed_at,
+                }
+                for name in features
+            ]
+        )
+        await conn.execute(
+            upsert_coefficients.on_conflict_do_update(
+                index_elements=[style_control_coefficients.c.feature],
+                set_={
+                    "coefficient": upsert_coefficients.excluded.coefficient,
+                    "computed_at": upsert_coefficients.excluded.computed_at,
+                },
+            )
+        )
+    return computed_at
