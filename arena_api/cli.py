@@ -133,7 +133,20 @@ def serve(dev: bool) -> None:
                 "--log-level",
                 settings.log_level,
             ]
-        raise SystemExit(_supervise(command, env, settings.port, announce=not dev))
+        worker = None
+        if settings.rating_worker == "embedded":
+            # The rating process runs beside the server (`--loop --style`), restarted with
+            # back-off if it dies, and stopped before the embedded database is.
+            from arena_rating import WorkerSupervisor, rating_worker_command
+
+            worker = WorkerSupervisor(rating_worker_command(style=True), dict(env))
+            worker.start()
+        try:
+            status = _supervise(command, env, settings.port, announce=not dev)
+        finally:
+            if worker is not None:
+                worker.stop()
+        raise SystemExit(status)
 
 
 def _supervise(command: list[str], env: dict[str, str], port: int, *, announce: bool) -> int:
@@ -199,6 +212,104 @@ def db_seed(path: Path | None) -> None:
         f"arena: roster {settings.models_file}: {result.inserted} new, {result.updated} kept, "
         f"{result.disabled} disabled"
     )
+
+
+@db.command("seed-demo")
+@click.option(
+    "--votes",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="Votes to generate (skips included).",
+)
+@click.option(
+    "--models",
+    type=click.IntRange(2, 64),
+    default=None,
+    help="Models taking part; demo models are added when fewer are enabled. "
+    "[default: the enabled roster]",
+)
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=30,
+    show_default=True,
+    help="Days of history, ending now.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=20261130,
+    show_default=True,
+    help="Random seed: the same seed gives the same arena.",
+)
+@click.option("--force", is_flag=True, help="Seed even if the database holds non-demo votes.")
+def db_seed_demo(votes: int, models: int | None, days: int, seed: int, force: bool) -> None:
+    """Replace the demo history with a generated one (votes, answers, sessions, bots)."""
+    from arena_api.db.demo import DemoError, DemoOptions, seed_demo
+
+    settings = _settings()
+    options = DemoOptions(votes=votes, models=models, days=days, seed=seed, force=force)
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=True)
+        dsn = "postgresql://" + url.partition("://")[2]
+        with click.progressbar(length=votes, label="arena: writing demo rounds") as bar:
+            try:
+                result = asyncio.run(seed_demo(dsn, options, progress=bar.update))
+            except DemoError as exc:
+                _fail(str(exc), 1)
+    if result.models_added:
+        click.echo(
+            f"arena: added demo models {', '.join(result.models_added)} (provider mock); "
+            "`arena serve` disables models the roster file does not list"
+        )
+    bots = ", ".join(f"{sid} ({kind})" for sid, kind in sorted(result.bot_sessions.items()))
+    click.echo(
+        f"arena: {result.votes} demo votes on {result.matchups} matchups, "
+        f"{result.conversations} conversations, {result.sessions} sessions, "
+        f"{len(result.models)} models, in {result.seconds:.1f}s"
+        + (
+            f" (replaced {result.replaced_matchups} earlier demo matchups)"
+            if result.replaced_matchups
+            else ""
+        )
+    )
+    if bots:
+        click.echo(f"arena: bot-like sessions for the anomaly screen: {bots}")
+
+
+@cli.command("rate")
+@click.option("--loop", is_flag=True, help="Refit every RATING_REFIT_INTERVAL_S until stopped.")
+@click.option("--style", is_flag=True, help="Also run the style-controlled pass.")
+@click.option("--no-anomaly-filter", is_flag=True, help="Keep every session's votes.")
+@click.option("--validate", is_flag=True, help="Check the intervals with a bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=2), default=200, show_default=True)
+@click.option("--seed", type=int, default=None, help="Seed of the bootstrap.")
+def rate(
+    loop: bool,
+    style: bool,
+    no_anomaly_filter: bool,
+    validate: bool,
+    resamples: int,
+    seed: int | None,
+) -> None:
+    """Fit the ratings from the recorded votes (the embedded database when DATABASE_URL is
+    unset); the same as `python -m arena_rating`."""
+    from arena_rating import main as rate_main
+
+    settings = _settings()
+    argv = ["--loop" if loop else "--once", "--resamples", str(resamples)]
+    flags = (
+        ("--style", style),
+        ("--no-anomaly-filter", no_anomaly_filter),
+        ("--validate", validate),
+    )
+    argv += [flag for flag, on in flags if on]
+    if seed is not None:
+        argv += ["--seed", str(seed)]
+    with _database(settings) as url:
+        status = rate_main(argv, environ={**os.environ, "DATABASE_URL": url})
+    raise SystemExit(status)
 
 
 @cli.command("settings")
