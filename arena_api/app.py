@@ -29,9 +29,11 @@ from arena_api.core.arena import ArenaCore
 from arena_api.core.join import JoinBroker
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
+from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.providers import build_registry
+from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
@@ -103,6 +105,7 @@ def build_arena(
         join=JoinBroker(
             window_s=settings.join_window_ms / 1000, max_pending=settings.join_max_pending
         ),
+        analytics=PostgresAnalytics(engine),
         max_queued_events=settings.join_max_queued_events,
         policy=RoundPolicy(
             trigger=settings.trigger,
@@ -156,6 +159,7 @@ def api_routes() -> list[BaseRoute]:
         *health.routes,
         *chat_routes.routes,
         *arena_routes.routes,
+        *analytics_routes.routes,
         *control_routes.routes,
         *model_routes.routes,
         *errors.routes,

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 import secrets
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -22,6 +23,7 @@ from arena_api.core.control import LiveMatchup, MatchupRegistry
 from arena_api.core.conversation import is_continuable, next_turn
 from arena_api.core.errors import (
     ConversationError,
+    InvalidRequest,
     NotFound,
     ProviderUnavailable,
     RoundConfigError,
@@ -52,7 +54,15 @@ from arena_api.core.join import (
 )
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
-from arena_api.core.ports import ArenaRepository, Matchmaker, ModelProvider, ProviderResolver
+from arena_api.core.ports import (
+    AnalyticsPort,
+    ArenaRepository,
+    Matchmaker,
+    ModelProvider,
+    ProviderResolver,
+    StyleCoefficient,
+    StyleSpread,
+)
 from arena_api.core.records import (
     DECISIVE_VOTES,
     ConversationRecord,
@@ -64,17 +74,26 @@ from arena_api.core.records import (
 from arena_api.core.requests import ChatRequest, VoteRequest
 from arena_api.core.tokens import MatchupTokenService, token_hash
 from arena_api.core.views import (
+    ActivityBucket,
+    ActivityView,
     AnswerView,
     ComponentGroup,
     Components,
     ConfidenceInterval,
     ConversationView,
+    HeadToHeadView,
     LeaderboardEntry,
     LeaderboardView,
     MatchupView,
     ModelIdentity,
+    ModelMetricsView,
+    RatingHistoryView,
     RevealedModels,
     StyleControl,
+    StyleControlView,
+    StyleEffect,
+    StyleUnit,
+    SummaryView,
     TurnView,
     VoteReveal,
 )
@@ -83,6 +102,21 @@ __all__ = ["ArenaService", "RoundPolicy", "RoundStream"]
 
 _log = logging.getLogger(__name__)
 _ROSTER_TTL_S = 2.0
+
+#: Rating points per unit of log-odds: the display scale ``1000 + (400 / ln 10) * r`` of the
+#: rating process, through which style coefficients are restated in rating points too.
+DISPLAY_SCALE = 400 / math.log(10)
+#: The style features in the order the rating process fits them; later additions sort last.
+STYLE_FEATURE_ORDER = ("position", "verbosity", "formatting", "latency_ttft", "latency_duration")
+#: Covariates that are a constant rather than a per-vote delta: their coefficient is absolute.
+ABSOLUTE_STYLE_FEATURES = frozenset({"position"})
+#: A readable amount of each raw delta (tokens, Markdown density 0..1, milliseconds).
+STYLE_UNITS: dict[str, tuple[float, str]] = {
+    "verbosity": (100.0, "100 output tokens"),
+    "formatting": (0.1, "0.1 markdown density"),
+    "latency_ttft": (100.0, "100 ms of TTFT"),
+    "latency_duration": (1000.0, "second of streaming"),
+}
 
 
 @dataclass(frozen=True)
@@ -139,10 +173,12 @@ class ArenaService:
         tokens: MatchupTokenService,
         policy: RoundPolicy,
         join: JoinBroker | None = None,
+        analytics: AnalyticsPort | None = None,
         max_queued_events: int = 4096,
         rng: random.Random | None = None,
     ) -> None:
         self._repo = repository
+        self._analytics = analytics
         self._providers = providers
         self._matchmaker = matchmaker
         self._core = core
@@ -511,7 +547,20 @@ class ArenaService:
         )
 
     async def leaderboard(self) -> LeaderboardView:
-        rows = await self._repo.leaderboard()
+        """Enabled models' records and ratings, plus what reading the ratings needs.
+
+        ``components`` says which ratings may be compared (the seed's rating context),
+        ``styleControl`` what superficial style is worth in rating points. Each rated model is
+        ranked by interval overlap within its component.
+        """
+        records = await self._repo.leaderboard()
+        rows = records.models
+        ranks = _ranks_by_overlap(
+            (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
+        )
+        style_ranks = _ranks_by_overlap(
+            (r.model.id, r.style_component_id, r.style_ci_lower, r.style_ci_upper) for r in rows
+        )
         entries = []
         for r in rows:
             decided = r.wins + r.losses + r.ties
@@ -534,6 +583,9 @@ class ArenaService:
                     style_controlled_confidence_interval=_interval(
                         r.style_ci_lower, r.style_ci_upper
                     ),
+                    games=r.games,
+                    rank=ranks.get(r.model.id),
+                    style_controlled_rank=style_ranks.get(r.model.id),
                 )
             )
         rated = [e.component_id for e in entries if e.component_id is not None]
@@ -543,9 +595,125 @@ class ArenaService:
                 count=len(groups) if rated else None,
                 groups=[ComponentGroup(component_id=c, models=n) for c, n in groups],
             ),
-            style_control=StyleControl(effects=[], votes_observed=0, computed_at=None),
+            style_control=_style_control(records.coefficients, records.spread),
             models=entries,
         )
+
+    # -- analytics (the insights dashboard) ------------------------------------------------------
+
+    def _analytics_port(self) -> AnalyticsPort:
+        if self._analytics is None:
+            raise NotFound("Analytics are not available on this server", code="not_found")
+        return self._analytics
+
+    async def analytics_summary(self) -> SummaryView:
+        """Arena-wide totals: votes by kind, slot split, pair coverage, rating components.
+
+        Raises:
+            NotFound: this service was built without an analytics port.
+        """
+        return await self._analytics_port().summary()
+
+    async def head_to_head(self) -> HeadToHeadView:
+        """Per canonical pair: each side's wins and the ties (skips excluded)."""
+        return await self._analytics_port().head_to_head()
+
+    async def model_metrics(self) -> ModelMetricsView:
+        """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
+        its error-free answers, and its decisive record in each slot."""
+        return await self._analytics_port().model_metrics()
+
+    async def activity(
+        self, bucket: ActivityBucket = "day", since: datetime | None = None
+    ) -> ActivityView:
+        """Votes by outcome and cumulative games per model, per UTC day or hour.
+
+        Args:
+            bucket: ``day`` or ``hour``.
+            since: only buckets starting at or after this instant (timezone-aware); the
+                cumulative games still count every earlier vote.
+
+        Raises:
+            InvalidRequest: an unknown bucket, or ``since`` without a timezone.
+        """
+        if bucket not in ("day", "hour"):
+            raise InvalidRequest(
+                "bucket must be day or hour", details={"bucket": ["must be day or hour"]}
+            )
+        return await self._analytics_port().activity(bucket, _aware(since))
+
+    async def style_control(self) -> StyleControlView:
+        """The stored style coefficients and the models rated by both passes."""
+        return await self._analytics_port().style_control()
+
+    async def rating_history(self, since: datetime | None = None) -> RatingHistoryView:
+        """Rating snapshots (one per model per refit) at or after ``since``, in time order.
+
+        Raises:
+            InvalidRequest: ``since`` has no timezone.
+        """
+        return await self._analytics_port().rating_history(_aware(since))
+
+
+def _aware(since: datetime | None) -> datetime | None:
+    if since is not None and since.utcoffset() is None:
+        raise InvalidRequest(
+            "since must carry a timezone", details={"since": ["needs a timezone, e.g. Z"]}
+        )
+    return since
+
+
+def _ranks_by_overlap(
+    rows: Iterable[tuple[uuid.UUID, int | None, float | None, float | None]],
+) -> dict[uuid.UUID, int]:
+    """Rank = 1 + the models of the same component whose lower bound exceeds this upper bound.
+
+    Models whose intervals overlap share a rank; unrated models (no component or interval) get
+    none. ``rows`` holds (model id, component id, interval lower, interval upper).
+    """
+    rated = [
+        (model_id, component, lower, upper)
+        for model_id, component, lower, upper in rows
+        if component is not None and lower is not None and upper is not None
+    ]
+    return {
+        model_id: 1 + sum(1 for _, other, lower, _ in rated if other == component and lower > upper)
+        for model_id, component, _, upper in rated
+    }
+
+
+def _style_control(coefficients: Sequence[StyleCoefficient], spread: StyleSpread) -> StyleControl:
+    """The stored style coefficients restated in rating points, per standard deviation and
+    (where the deltas' spread is known) per readable unit of the raw feature."""
+    if not coefficients:
+        return StyleControl(effects=[], votes_observed=0, computed_at=None)
+    effects = []
+    for c in coefficients:
+        points = DISPLAY_SCALE * c.coefficient
+        absolute = c.feature in ABSOLUTE_STYLE_FEATURES
+        unit = STYLE_UNITS.get(c.feature)
+        std_dev = spread.std_dev.get(c.feature)
+        per_unit = (
+            StyleUnit(points=points / std_dev * unit[0], unit=unit[1])
+            if not absolute and unit is not None and std_dev
+            else None
+        )
+        effects.append(
+            StyleEffect(
+                feature=c.feature,
+                log_odds=c.coefficient,
+                points=points,
+                basis="absolute" if absolute else "per_std_dev",
+                per_unit=per_unit,
+            )
+        )
+    known = {feature: k for k, feature in enumerate(STYLE_FEATURE_ORDER)}
+    effects.sort(key=lambda e: (known.get(e.feature, len(known)), e.feature))
+    return StyleControl(
+        effects=effects,
+        votes_observed=spread.votes,
+        computed_at=max(c.computed_at for c in coefficients),
+    )
 
 
 def _to_public(event: InternalEvent) -> PublicEvent | None:

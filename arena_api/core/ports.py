@@ -10,26 +10,41 @@ import random
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from arena_api.core.events import SlotResult
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.records import (
     ConversationRecord,
-    LeaderboardRow,
     MatchupRecord,
     NewRound,
     Vote,
 )
+from arena_api.core.views import (
+    ActivityBucket,
+    ActivityView,
+    HeadToHeadView,
+    ModelMetricsView,
+    RatingHistoryView,
+    StyleControlView,
+    SummaryView,
+)
 
 __all__ = [
+    "AnalyticsPort",
     "ArenaRepository",
+    "LeaderboardPort",
+    "LeaderboardRecords",
     "MatchmakingSnapshot",
     "MatchmakingStats",
     "Matchmaker",
     "ModelProvider",
     "ProviderChunk",
     "ProviderResolver",
+    "RatedModelRecord",
+    "StyleCoefficient",
+    "StyleSpread",
     "pair_key",
 ]
 
@@ -132,10 +147,105 @@ class Matchmaker(Protocol):
         ...
 
 
+# -- leaderboard and analytics -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RatedModelRecord:
+    """An enabled model's vote record and, once the rating process has run, its ratings.
+
+    Ratings are on the display scale; ``games`` is the rating process's count of the model's
+    non-skip votes. Every rating field is ``None`` until that pass has rated the model.
+    """
+
+    model: ModelEntry
+    wins: int
+    losses: int
+    ties: int
+    skips: int
+    rating: float | None = None
+    rating_stderr: float | None = None
+    ci_lower: float | None = None
+    ci_upper: float | None = None
+    component_id: int | None = None
+    games: int | None = None
+    style_component_id: int | None = None
+    style_rating: float | None = None
+    style_stderr: float | None = None
+    style_ci_lower: float | None = None
+    style_ci_upper: float | None = None
+
+
+@dataclass(frozen=True)
+class StyleCoefficient:
+    """One fitted style coefficient as stored: log-odds per standard deviation of the delta
+    (``position``: log-odds outright)."""
+
+    feature: str
+    coefficient: float
+    computed_at: datetime
+
+
+@dataclass(frozen=True)
+class StyleSpread:
+    """Population standard deviation of each raw style delta (slot A minus slot B) over the
+    usable non-skip votes between enabled models; ``None`` where there is no spread.
+
+    Keys are the coefficients' feature names (``verbosity``: output tokens, ``formatting``:
+    Markdown density, ``latency_ttft`` and ``latency_duration``: milliseconds).
+    """
+
+    votes: int = 0
+    std_dev: Mapping[str, float | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LeaderboardRecords:
+    """Everything the leaderboard shows, read in one go."""
+
+    models: Sequence[RatedModelRecord]
+    coefficients: Sequence[StyleCoefficient] = ()
+    spread: StyleSpread = field(default_factory=StyleSpread)
+
+
+class LeaderboardPort(Protocol):
+    async def leaderboard(self) -> LeaderboardRecords:
+        """Enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes DESC, name;
+        the style coefficients and (only when there are coefficients) their spread.
+
+        Must not scan the stored votes: its cost may grow with models, never with votes.
+        """
+        ...
+
+
+class AnalyticsPort(Protocol):
+    """The insights dashboard's aggregates: model-level only, computed by the store.
+
+    None of them may scan the stored votes or answers on each call.
+    """
+
+    async def summary(self) -> SummaryView: ...
+
+    async def head_to_head(self) -> HeadToHeadView: ...
+
+    async def model_metrics(self) -> ModelMetricsView: ...
+
+    async def activity(self, bucket: ActivityBucket, since: datetime | None) -> ActivityView:
+        """Buckets (UTC) with at least one vote whose start is at or after ``since``; the
+        cumulative games count every earlier vote too."""
+        ...
+
+    async def style_control(self) -> StyleControlView: ...
+
+    async def rating_history(self, since: datetime | None) -> RatingHistoryView:
+        """Snapshots with ``computed_at >= since``, ordered by time then model id."""
+        ...
+
+
 # -- persistence ---------------------------------------------------------------------------------
 
 
-class ArenaRepository(MatchmakingStats, Protocol):
+class ArenaRepository(MatchmakingStats, LeaderboardPort, Protocol):
     """The request path's store (``arena_api.db.repository.PostgresRepository``)."""
 
     async def enabled_models(self) -> list[ModelEntry]: ...
@@ -160,5 +270,3 @@ class ArenaRepository(MatchmakingStats, Protocol):
         session_id: str | None,
         selected_slot: Slot | None,
     ) -> bool: ...
-
-    async def leaderboard(self) -> list[LeaderboardRow]: ...

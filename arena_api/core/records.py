@@ -10,7 +10,6 @@ from arena_api.core.models import ModelEntry, Slot
 
 __all__ = [
     "DECISIVE_VOTES",
-    "LeaderboardRow",
     "VOTES",
     "ConversationRecord",
     "MatchupRecord",
@@ -90,21 +89,3 @@ class MatchupRecord:
     slot_a: ModelEntry
     slot_b: ModelEntry
     vote: Vote | None
-
-
-@dataclass(frozen=True)
-class LeaderboardRow:
-    model: ModelEntry
-    wins: int
-    losses: int
-    ties: int
-    skips: int
-    rating: float | None
-    rating_stderr: float | None
-    ci_lower: float | None
-    ci_upper: float | None
-    component_id: int | None
-    style_rating: float | None
-    style_stderr: float | None
-    style_ci_lower: float | None
-    style_ci_upper: float | None

@@ -1,62 +1,96 @@
 """The read and reveal shapes the service returns: one definition for the API and the UI.
 
-Serialised with camelCase keys (``.wire()``), matching the seed system's API.
+Serialised with camelCase keys (``.wire()``), matching the seed system's API; instants as ISO 8601
+in UTC with milliseconds (``2026-07-24T09:00:00.000Z``), as the seed system writes them.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from arena_api.core.models import Slot
 
 __all__ = [
+    "ActivityBucket",
+    "ActivityView",
+    "ActivityVotes",
     "AnswerView",
     "Components",
     "ComponentGroup",
     "ConfidenceInterval",
     "ConversationView",
+    "CumulativeGames",
+    "HeadToHeadPair",
+    "HeadToHeadView",
+    "Instant",
     "LeaderboardEntry",
     "LeaderboardView",
     "MatchupView",
     "ModelIdentity",
+    "ModelMetrics",
+    "ModelMetricsView",
+    "RatingHistoryPoint",
+    "RatingHistoryView",
     "RevealedModels",
+    "StyleCoefficientView",
     "StyleControl",
+    "StyleControlView",
     "StyleEffect",
+    "StyleRatedModel",
+    "StyleUnit",
+    "SummaryView",
     "TurnView",
+    "View",
     "VoteReveal",
 ]
 
 
-class _View(BaseModel):
+def _iso_instant(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+#: A timezone-aware instant, written ``2026-07-24T09:00:00.000Z`` on the wire.
+Instant = Annotated[datetime, PlainSerializer(_iso_instant, return_type=str, when_used="json")]
+ActivityBucket = Literal["day", "hour"]
+
+
+class View(BaseModel):
+    """Base of every view: frozen, camelCase on the wire."""
+
     model_config = ConfigDict(frozen=True, alias_generator=to_camel, populate_by_name=True)
 
     def wire(self) -> dict[str, object]:
         return self.model_dump(by_alias=True, mode="json")
 
+    def wire_json(self) -> bytes:
+        """The same as ``wire()``, already encoded (pydantic-core's encoder; for large bodies)."""
+        return self.__pydantic_serializer__.to_json(self, by_alias=True)
 
-class ModelIdentity(_View):
+
+class ModelIdentity(View):
     id: str
     display_name: str
 
 
-class RevealedModels(_View):
+class RevealedModels(View):
     A: ModelIdentity
     B: ModelIdentity
 
     model_config = ConfigDict(frozen=True, alias_generator=None)
 
 
-class VoteReveal(_View):
+class VoteReveal(View):
     accepted: bool
     models: RevealedModels
     continuable: bool
     conversation_id: str | None
 
 
-class MatchupView(_View):
+class MatchupView(View):
     matchup_id: str
     conversation_id: str | None
     turn_index: int | None
@@ -67,13 +101,13 @@ class MatchupView(_View):
     models: RevealedModels | None
 
 
-class AnswerView(_View):
+class AnswerView(View):
     slot: Slot
     content: str
     error: str | None
 
 
-class TurnView(_View):
+class TurnView(View):
     turn_index: int
     matchup_id: str
     prompt: str
@@ -83,19 +117,27 @@ class TurnView(_View):
     models: RevealedModels | None
 
 
-class ConversationView(_View):
+class ConversationView(View):
     conversation_id: str
     continuable: bool
     next_turn_index: int
     turns: list[TurnView]
 
 
-class ConfidenceInterval(_View):
+class ConfidenceInterval(View):
     lower: float
     upper: float
 
 
-class LeaderboardEntry(_View):
+class LeaderboardEntry(View):
+    """One enabled model's row.
+
+    ``rank`` is 1 + the number of models of the same rating component whose interval lies
+    wholly above this one's (``null`` while unrated): models whose intervals overlap share a
+    rank. ``styleControlledRank`` is the same over the style-controlled intervals. ``games`` is
+    what the rating process counted (non-skip votes); both are additions to the seed's shape.
+    """
+
     id: str
     display_name: str
     wins: int
@@ -111,33 +153,161 @@ class LeaderboardEntry(_View):
     style_controlled_rating: float | None
     style_controlled_std_error: float | None
     style_controlled_confidence_interval: ConfidenceInterval | None
+    games: int | None = None
+    rank: int | None = None
+    style_controlled_rank: int | None = None
 
 
-class ComponentGroup(_View):
+class ComponentGroup(View):
     component_id: int
     models: int
 
 
-class Components(_View):
+class Components(View):
     count: int | None
     groups: list[ComponentGroup]
 
 
-class StyleEffect(_View):
+class StyleUnit(View):
+    points: float
+    unit: str
+
+
+class StyleEffect(View):
     feature: str
     log_odds: float
     points: float
-    basis: str
-    per_unit: dict[str, object] | None
+    basis: Literal["absolute", "per_std_dev"]
+    per_unit: StyleUnit | None
 
 
-class StyleControl(_View):
+class StyleControl(View):
     effects: list[StyleEffect]
     votes_observed: int
-    computed_at: datetime | None
+    computed_at: Instant | None
 
 
-class LeaderboardView(_View):
+class LeaderboardView(View):
     components: Components
     style_control: StyleControl
     models: list[LeaderboardEntry]
+
+
+# -- analytics (``GET /api/arena/analytics/*``) --------------------------------------------------
+
+
+class SummaryView(View):
+    """Arena-wide totals over every stored vote, disabled models' included.
+
+    ``pairsSampled`` counts canonical pairs with a non-skip vote (any models, as in the seed
+    system, so it can exceed ``pairsPossible`` after a model is disabled); the additional
+    ``enabledPairsSampled`` counts only pairs of enabled models, the share of ``pairsPossible``
+    covered.
+    """
+
+    total_matchups: int
+    total_votes: int
+    decisive_votes: int
+    tie_votes: int
+    skip_votes: int
+    slot_a_wins: int
+    slot_b_wins: int
+    enabled_models: int
+    pairs_sampled: int
+    pairs_possible: int
+    rating_components: int | None
+    enabled_pairs_sampled: int
+
+
+class HeadToHeadPair(View):
+    """One canonical pair: ``modelAId`` is the smaller id; ``games`` excludes skips."""
+
+    model_a_id: str
+    model_b_id: str
+    a_wins: int
+    b_wins: int
+    ties: int
+    games: int
+
+
+class HeadToHeadView(View):
+    models: list[ModelIdentity]
+    pairs: list[HeadToHeadPair]
+
+
+class ModelMetrics(View):
+    """Pace and style of a model's error-free answers, and its decisive record per slot."""
+
+    id: str
+    display_name: str
+    responses: int
+    ttft_ms_p50: float | None
+    ttft_ms_p90: float | None
+    duration_ms_p50: float | None
+    duration_ms_p90: float | None
+    mean_output_tokens: float | None
+    mean_markdown_density: float | None
+    slot_a_wins: int
+    slot_a_games: int
+    slot_b_wins: int
+    slot_b_games: int
+
+
+class ModelMetricsView(View):
+    models: list[ModelMetrics]
+
+
+class ActivityVotes(View):
+    bucket_start: Instant
+    left: int
+    right: int
+    both_good: int
+    both_bad: int
+    skip: int
+    total: int
+
+
+class CumulativeGames(View):
+    """Running non-skip games per model id at the end of the bucket (models with any so far)."""
+
+    bucket_start: Instant
+    games: dict[str, int]
+
+
+class ActivityView(View):
+    bucket: ActivityBucket
+    models: list[ModelIdentity]
+    votes: list[ActivityVotes]
+    cumulative_games: list[CumulativeGames]
+
+
+class StyleCoefficientView(View):
+    feature: str
+    coefficient: float
+    computed_at: Instant
+
+
+class StyleRatedModel(View):
+    id: str
+    display_name: str
+    rating: float
+    style_controlled_rating: float
+
+
+class StyleControlView(View):
+    coefficients: list[StyleCoefficientView]
+    models: list[StyleRatedModel]
+
+
+class RatingHistoryPoint(View):
+    model_id: str
+    rating: float
+    ci_lower: float
+    ci_upper: float
+    games: int
+    computed_at: Instant
+
+
+class RatingHistoryView(View):
+    models: list[ModelIdentity]
+    points: list[RatingHistoryPoint]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 import uuid
 from dataclasses import dataclass
@@ -11,17 +12,22 @@ from typing import Any, cast
 import asyncpg
 from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import Select
 
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
 from arena_api.core.ids import new_id
 from arena_api.core.models import ModelEntry, Slot
-from arena_api.core.ports import MatchmakingSnapshot
+from arena_api.core.ports import (
+    LeaderboardRecords,
+    MatchmakingSnapshot,
+    RatedModelRecord,
+    StyleCoefficient,
+    StyleSpread,
+)
 from arena_api.core.records import (
     ConversationRecord,
-    LeaderboardRow,
     MatchupRecord,
     NewRound,
     StoredAnswer,
@@ -35,9 +41,11 @@ from arena_api.db.tables import (
     model_style_ratings,
     model_vote_stats,
     models,
+    pair_style_stats,
     pair_vote_stats,
     preferences,
     responses,
+    style_control_coefficients,
     turns,
 )
 from arena_api.roster import Roster
@@ -428,10 +436,12 @@ class PostgresRepository:
         self._snapshot = (now, snapshot)
         return snapshot
 
-    async def leaderboard(self) -> list[LeaderboardRow]:
-        """Enabled models with their vote records and (when rated) both ratings.
+    async def leaderboard(self) -> LeaderboardRecords:
+        """Enabled models with their vote records and (when rated) both ratings, plus the style
+        coefficients and the spread of the style deltas between enabled models.
 
-        Sorted rating DESC NULLS LAST, then wins DESC, total votes DESC, display name.
+        Sorted rating DESC NULLS LAST, then wins DESC, total votes DESC, display name. Reads
+        only counters and rating rows: its cost does not grow with the stored votes.
         """
         wins = func.coalesce(model_vote_stats.c.wins, 0)
         losses = func.coalesce(model_vote_stats.c.losses, 0)
@@ -449,6 +459,8 @@ class PostgresRepository:
                 model_ratings.c.ci_lower,
                 model_ratings.c.ci_upper,
                 model_ratings.c.component_id,
+                model_ratings.c.games,
+                model_style_ratings.c.component_id.label("style_component_id"),
                 model_style_ratings.c.style_controlled_rating,
                 model_style_ratings.c.style_controlled_stderr,
                 model_style_ratings.c.style_ci_lower,
@@ -468,22 +480,89 @@ class PostgresRepository:
         )
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        return [
-            LeaderboardRow(
-                model=_entry(r),
-                wins=r.wins,
-                losses=r.losses,
-                ties=r.ties,
-                skips=r.skips,
-                rating=r.rating,
-                rating_stderr=r.rating_stderr,
-                ci_lower=r.ci_lower,
-                ci_upper=r.ci_upper,
-                component_id=r.component_id,
-                style_rating=r.style_controlled_rating,
-                style_stderr=r.style_controlled_stderr,
-                style_ci_lower=r.style_ci_lower,
-                style_ci_upper=r.style_ci_upper,
-            )
-            for r in rows
-        ]
+            coefficients = (
+                await conn.execute(
+                    select(
+                        style_control_coefficients.c.feature,
+                        style_control_coefficients.c.coefficient,
+                        style_control_coefficients.c.computed_at,
+                    )
+                )
+            ).all()
+            spread = await _style_spread(conn) if coefficients else StyleSpread()
+        return LeaderboardRecords(
+            models=[
+                RatedModelRecord(
+                    model=_entry(r),
+                    wins=r.wins,
+                    losses=r.losses,
+                    ties=r.ties,
+                    skips=r.skips,
+                    rating=r.rating,
+                    rating_stderr=r.rating_stderr,
+                    ci_lower=r.ci_lower,
+                    ci_upper=r.ci_upper,
+                    component_id=r.component_id,
+                    games=r.games,
+                    style_component_id=r.style_component_id,
+                    style_rating=r.style_controlled_rating,
+                    style_stderr=r.style_controlled_stderr,
+                    style_ci_lower=r.style_ci_lower,
+                    style_ci_upper=r.style_ci_upper,
+                )
+                for r in rows
+            ],
+            coefficients=[
+                StyleCoefficient(
+                    feature=c.feature, coefficient=c.coefficient, computed_at=c.computed_at
+                )
+                for c in coefficients
+            ],
+            spread=spread,
+        )
+
+
+# The style features' summed deltas in `pair_style_stats`, by coefficient name.
+_SPREAD_COLUMNS = {
+    "verbosity": "verbosity",
+    "formatting": "formatting",
+    "latency_ttft": "ttft",
+    "latency_duration": "duration",
+}
+
+
+async def _style_spread(conn: AsyncConnection) -> StyleSpread:
+    """Standard deviations of the style deltas over the usable votes between enabled models.
+
+    Read from ``pair_style_stats`` (one row per pair), never from the votes themselves.
+    """
+    lo, hi = models.alias("lo"), models.alias("hi")
+    s = pair_style_stats.c
+    sums = [
+        func.coalesce(func.sum(s[f"{column}_{kind}"]), 0.0)
+        for column in _SPREAD_COLUMNS.values()
+        for kind in ("sum", "squares")
+    ]
+    query = (
+        select(func.coalesce(func.sum(s.votes), 0), *sums)
+        .select_from(pair_style_stats)
+        .join(lo, (lo.c.id == s.model_lo) & lo.c.enabled)
+        .join(hi, (hi.c.id == s.model_hi) & hi.c.enabled)
+    )
+    votes, *totals = (await conn.execute(query)).one()
+    std_dev = {
+        feature: _std_dev(int(votes), float(totals[2 * k]), float(totals[2 * k + 1]))
+        for k, feature in enumerate(_SPREAD_COLUMNS)
+    }
+    return StyleSpread(votes=int(votes), std_dev=std_dev)
+
+
+def _std_dev(count: int, total: float, squares: float) -> float | None:
+    """Population standard deviation from a count, a sum and a sum of squares (numpy's ``std``,
+    which the rating process scales its covariates with); ``None`` without spread."""
+    if count == 0:
+        return None
+    mean_square = squares / count
+    variance = mean_square - (total / count) ** 2
+    # Sums of squares carry rounding of about 1e-16 relative; below that there is no spread.
+    return math.sqrt(variance) if variance > 1e-12 * mean_square else None

@@ -8,6 +8,7 @@ Every constraint has a stable name so a violation can be classified without pars
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     Column,
@@ -35,11 +36,17 @@ __all__ = [
     "model_style_ratings",
     "model_vote_stats",
     "models",
+    "model_response_stats",
+    "pair_outcome_stats",
+    "pair_style_stats",
     "pair_vote_stats",
     "preferences",
+    "response_latency_buckets",
+    "response_latency_values",
     "responses",
     "style_control_coefficients",
     "turns",
+    "vote_activity",
 ]
 
 metadata = MetaData(
@@ -293,3 +300,103 @@ pair_vote_stats = Table(
     PrimaryKeyConstraint("model_lo", "model_hi"),
     CheckConstraint("model_lo < model_hi", name="canonical_order"),
 )
+
+
+# -- analytics summaries, kept by triggers on `preferences` and `responses` (migration 0003) ----
+# Every read of the leaderboard and the insights dashboard is answered from these, so its cost
+# grows with models, pairs and hours of history, never with the number of stored votes.
+# `arena_rebuild_vote_stats()` recounts them too.
+
+
+def _model_ref(name: str) -> Column[object]:
+    return Column(
+        name, UUID(as_uuid=True), ForeignKey("models.id", ondelete="CASCADE"), nullable=False
+    )
+
+
+def _outcome_counts() -> list[Column[object]]:
+    """One counter per vote label (``left``/``right`` are SQL keywords, hence the suffix)."""
+    return [
+        Column(name, Integer, nullable=False, server_default=text("0"))
+        for name in ("left_wins", "right_wins", "both_good", "both_bad", "skips")
+    ]
+
+
+pair_outcome_stats = Table(
+    "pair_outcome_stats",
+    metadata,
+    _model_ref("slot_a_model_id"),
+    _model_ref("slot_b_model_id"),
+    Column("matchups", Integer, nullable=False, server_default=text("0")),
+    *_outcome_counts(),
+    PrimaryKeyConstraint("slot_a_model_id", "slot_b_model_id"),
+)
+"""All-time matchups and votes per *ordered* (slot A, slot B) pair: head-to-head, slot records
+and the arena's totals."""
+
+vote_activity = Table(
+    "vote_activity",
+    metadata,
+    Column("bucket_start", DateTime(timezone=True), nullable=False),
+    _model_ref("model_id"),
+    *_outcome_counts(),
+    PrimaryKeyConstraint("bucket_start", "model_id"),
+)
+"""Votes per UTC hour (``preferences.created_at``) and model, by label: each vote is counted for
+both of its models, so a bucket's votes are half the sum over its models."""
+
+_STYLE_SUMS = tuple(
+    f"{feature}_{kind}"
+    for feature in ("verbosity", "formatting", "ttft", "duration")
+    for kind in ("sum", "squares")
+)
+
+pair_style_stats = Table(
+    "pair_style_stats",
+    metadata,
+    _model_ref("model_lo"),
+    _model_ref("model_hi"),
+    Column("votes", Integer, nullable=False, server_default=text("0")),
+    *(Column(name, Float, nullable=False, server_default=text("0")) for name in _STYLE_SUMS),
+    PrimaryKeyConstraint("model_lo", "model_hi"),
+    CheckConstraint("model_lo < model_hi", name="canonical_order"),
+)
+"""Sums and sums of squares of the per-vote style deltas (slot A minus slot B) per canonical pair,
+over the non-skip votes the style pass can use (both answers stored, neither failed, both with a
+TTFT): the standard deviations that turn a standardised coefficient into points per unit."""
+
+model_response_stats = Table(
+    "model_response_stats",
+    metadata,
+    _rated_model_fk(primary_key=True),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    Column("ttft_responses", Integer, nullable=False, server_default=text("0")),
+    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
+    Column("markdown_density", Float, nullable=False, server_default=text("0")),
+)
+"""Error-free answers per model, with the sums behind the mean token count and Markdown density."""
+
+response_latency_values = Table(
+    "response_latency_values",
+    metadata,
+    _model_ref("model_id"),
+    Column("metric", Text, nullable=False),
+    Column("value_ms", Integer, nullable=False),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("model_id", "metric", "value_ms"),
+    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+)
+"""How many error-free answers of a model had each exact TTFT / stream duration (ms)."""
+
+response_latency_buckets = Table(
+    "response_latency_buckets",
+    metadata,
+    _model_ref("model_id"),
+    Column("metric", Text, nullable=False),
+    Column("bucket", Integer, nullable=False),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("model_id", "metric", "bucket"),
+    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+)
+"""The same counts per 100 ms bucket (``value_ms / 100``): a percentile is located in a bucket
+first, then read exactly from at most 100 rows of ``response_latency_values``."""

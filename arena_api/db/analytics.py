@@ -1,0 +1,385 @@
+"""``AnalyticsPort`` on PostgreSQL: the insights dashboard's aggregates, computed by the database.
+
+Nothing here scans ``preferences`` or ``responses``. Each read comes from the summary tables
+that the triggers of migration 0003 keep current (see ``arena_api.db.tables``), so its cost
+grows with models, model pairs and hours of history, never with the number of votes:
+
+=================  ================================================================================
+read               from
+=================  ================================================================================
+summary            ``pair_outcome_stats``, ``pair_vote_stats``, ``models``, ``model_ratings``
+head-to-head       ``pair_outcome_stats``
+model metrics      ``model_response_stats``, ``response_latency_buckets`` /
+                   ``response_latency_values`` (exact percentiles), ``pair_outcome_stats``
+activity           ``vote_activity`` (hourly per model), bucketed with ``date_trunc(..., 'UTC')``
+style control      ``style_control_coefficients``, ``model_ratings``, ``model_style_ratings``
+rating history     ``model_rating_history`` (its ``computed_at`` index)
+=================  ================================================================================
+
+Percentiles are those of ``percentile_cont`` (linear interpolation between the order statistics
+at ``q * (n - 1)``), computed from the exact distribution of each model's TTFT and stream duration
+instead of sorting every answer: the 100 ms bucket holding each needed order statistic is found
+from the bucket counts, and the value read from at most 100 exact-value rows inside it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import TypeAdapter
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from arena_api.core.views import (
+    ActivityBucket,
+    ActivityView,
+    ActivityVotes,
+    CumulativeGames,
+    HeadToHeadPair,
+    HeadToHeadView,
+    ModelIdentity,
+    ModelMetrics,
+    ModelMetricsView,
+    RatingHistoryPoint,
+    RatingHistoryView,
+    StyleCoefficientView,
+    StyleControlView,
+    StyleRatedModel,
+    SummaryView,
+)
+
+__all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
+
+#: Width of ``response_latency_buckets`` (``value_ms / 100`` in migration 0003).
+LATENCY_BUCKET_MS = 100
+PERCENTILES = (0.5, 0.9)
+
+_ENABLED_MODELS = text(
+    "SELECT id, display_name FROM models WHERE enabled ORDER BY display_name, id"
+)
+
+_SUMMARY = text(
+    """
+SELECT coalesce(sum(o.matchups), 0) AS total_matchups,
+       coalesce(sum(o.left_wins + o.right_wins + o.both_good + o.both_bad + o.skips), 0)
+         AS total_votes,
+       coalesce(sum(o.left_wins + o.right_wins), 0) AS decisive_votes,
+       coalesce(sum(o.both_good + o.both_bad), 0) AS tie_votes,
+       coalesce(sum(o.skips), 0) AS skip_votes,
+       coalesce(sum(o.left_wins), 0) AS slot_a_wins,
+       coalesce(sum(o.right_wins), 0) AS slot_b_wins,
+       (SELECT count(*) FROM models WHERE enabled) AS enabled_models,
+       (SELECT count(*) FROM pair_vote_stats WHERE games > 0) AS pairs_sampled,
+       (SELECT count(*) FROM pair_vote_stats p
+          JOIN models lo ON lo.id = p.model_lo AND lo.enabled
+          JOIN models hi ON hi.id = p.model_hi AND hi.enabled
+         WHERE p.games > 0) AS enabled_pairs_sampled,
+       (SELECT count(DISTINCT component_id) FROM model_ratings) AS rating_components
+  FROM pair_outcome_stats o
+"""
+)
+
+_HEAD_TO_HEAD = text(
+    """
+SELECT LEAST(slot_a_model_id, slot_b_model_id) AS model_a_id,
+       GREATEST(slot_a_model_id, slot_b_model_id) AS model_b_id,
+       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN left_wins ELSE right_wins END)
+         AS a_wins,
+       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN right_wins ELSE left_wins END)
+         AS b_wins,
+       sum(both_good + both_bad) AS ties
+  FROM pair_outcome_stats
+ GROUP BY 1, 2
+HAVING sum(left_wins + right_wins + both_good + both_bad) > 0
+ ORDER BY 1, 2
+"""
+)
+
+_RESPONSE_STATS = text(
+    """
+SELECT m.id, m.display_name,
+       coalesce(s.responses, 0) AS responses,
+       s.output_tokens::float8 / NULLIF(s.responses, 0) AS mean_output_tokens,
+       s.markdown_density / NULLIF(s.responses, 0) AS mean_markdown_density,
+       coalesce(sum(o.left_wins) FILTER (WHERE o.slot_a_model_id = m.id), 0) AS slot_a_wins,
+       coalesce(sum(o.left_wins + o.right_wins) FILTER (WHERE o.slot_a_model_id = m.id), 0)
+         AS slot_a_games,
+       coalesce(sum(o.right_wins) FILTER (WHERE o.slot_b_model_id = m.id), 0) AS slot_b_wins,
+       coalesce(sum(o.left_wins + o.right_wins) FILTER (WHERE o.slot_b_model_id = m.id), 0)
+         AS slot_b_games
+  FROM models m
+  LEFT JOIN model_response_stats s ON s.model_id = m.id
+  LEFT JOIN pair_outcome_stats o ON m.id IN (o.slot_a_model_id, o.slot_b_model_id)
+ WHERE m.enabled
+ GROUP BY m.id, m.display_name, s.responses, s.output_tokens, s.markdown_density
+ ORDER BY m.display_name, m.id
+"""
+)
+
+# percentile_cont(q) over n values is v[floor(p)] + (p - floor(p)) * (v[ceil(p)] - v[floor(p)])
+# with p = q * (n - 1) and v the sorted values, 0-based. `ranks` lists the two order statistics
+# of each percentile, `located` finds the bucket holding each and its offset there, `valued`
+# reads it from the exact-value rows of that bucket alone.
+_PERCENTILES = text(
+    f"""
+WITH totals AS (
+  SELECT b.model_id, b.metric, sum(b.responses) AS n
+    FROM response_latency_buckets b
+    JOIN models m ON m.id = b.model_id AND m.enabled
+   GROUP BY 1, 2
+  HAVING sum(b.responses) > 0
+), ranks AS (
+  SELECT t.model_id, t.metric, q.q, (t.n - 1) * q.q AS position, r.rank
+    FROM totals t
+   CROSS JOIN unnest(CAST(:quantiles AS float8[])) AS q (q)
+   CROSS JOIN LATERAL (VALUES (floor((t.n - 1) * q.q)::bigint),
+                              (ceil((t.n - 1) * q.q)::bigint)) AS r (rank)
+), buckets AS (
+  SELECT b.model_id, b.metric, b.bucket, b.responses,
+         sum(b.responses) OVER (PARTITION BY b.model_id, b.metric ORDER BY b.bucket)
+           - b.responses AS before
+    FROM response_latency_buckets b
+    JOIN totals t ON t.model_id = b.model_id AND t.metric = b.metric
+   WHERE b.responses > 0
+), located AS (
+  SELECT DISTINCT r.model_id, r.metric, r.rank, b.bucket, r.rank - b.before AS within
+    FROM ranks r
+    JOIN buckets b ON b.model_id = r.model_id AND b.metric = r.metric
+     AND r.rank >= b.before AND r.rank < b.before + b.responses
+), valued AS (
+  SELECT l.model_id, l.metric, l.rank, v.value_ms
+    FROM located l
+   CROSS JOIN LATERAL (
+     SELECT c.value_ms FROM (
+       SELECT x.value_ms, sum(x.responses) OVER (ORDER BY x.value_ms) AS upto
+         FROM response_latency_values x
+        WHERE x.model_id = l.model_id AND x.metric = l.metric
+          AND x.value_ms >= l.bucket * {LATENCY_BUCKET_MS}
+          AND x.value_ms < (l.bucket + 1) * {LATENCY_BUCKET_MS}
+     ) c
+      WHERE c.upto > l.within
+      ORDER BY c.value_ms
+      LIMIT 1) v
+)
+SELECT r.model_id, r.metric, r.q,
+       min(v.value_ms) + (r.position - floor(r.position)) * (max(v.value_ms) - min(v.value_ms))
+         AS value
+  FROM ranks r
+  JOIN valued v ON v.model_id = r.model_id AND v.metric = r.metric AND v.rank = r.rank
+ GROUP BY r.model_id, r.metric, r.q, r.position
+"""
+)
+
+# One row per bucket that holds a vote, at or after :since. Each vote is in both of its models'
+# rows, so a bucket's votes are half their sum. The running games per model are summed over a
+# dense (bucket x model) grid, so that a total carries through buckets in which the model did not
+# play and counts the games before :since.
+_ACTIVITY = text(
+    """
+WITH per_model AS (
+  SELECT date_trunc(:bucket, bucket_start, 'UTC') AS bucket_start, model_id,
+         sum(left_wins) AS left_wins, sum(right_wins) AS right_wins,
+         sum(both_good) AS both_good, sum(both_bad) AS both_bad, sum(skips) AS skips,
+         sum(left_wins + right_wins + both_good + both_bad) AS games
+    FROM vote_activity
+   GROUP BY 1, 2
+), votes AS (
+  SELECT bucket_start, (sum(left_wins) / 2)::bigint AS left_wins,
+         (sum(right_wins) / 2)::bigint AS right_wins, (sum(both_good) / 2)::bigint AS both_good,
+         (sum(both_bad) / 2)::bigint AS both_bad, (sum(skips) / 2)::bigint AS skips
+    FROM per_model
+   GROUP BY 1
+  HAVING sum(left_wins + right_wins + both_good + both_bad + skips) > 0
+), grid AS (
+  SELECT v.bucket_start, p.model_id, coalesce(g.games, 0) AS games
+    FROM votes v
+   CROSS JOIN (SELECT model_id FROM per_model GROUP BY 1 HAVING sum(games) > 0) p
+    LEFT JOIN per_model g ON g.bucket_start = v.bucket_start AND g.model_id = p.model_id
+), running AS (
+  SELECT bucket_start, model_id,
+         (sum(games) OVER (PARTITION BY model_id ORDER BY bucket_start))::bigint AS games
+    FROM grid
+), cumulative AS (
+  SELECT bucket_start,
+         jsonb_object_agg(model_id::text, games) FILTER (WHERE games > 0) AS games
+    FROM running
+   GROUP BY 1
+)
+SELECT v.bucket_start, v.left_wins, v.right_wins, v.both_good, v.both_bad, v.skips,
+       coalesce(c.games, '{}'::jsonb) AS games
+  FROM votes v
+  LEFT JOIN cumulative c ON c.bucket_start = v.bucket_start
+ WHERE CAST(:since AS timestamptz) IS NULL OR v.bucket_start >= :since
+ ORDER BY v.bucket_start
+"""
+)
+
+_COEFFICIENTS = text(
+    "SELECT feature, coefficient, computed_at FROM style_control_coefficients ORDER BY feature"
+)
+
+_STYLE_RATED = text(
+    """
+SELECT m.id, m.display_name, r.rating, s.style_controlled_rating
+  FROM models m
+  JOIN model_ratings r ON r.model_id = m.id
+  JOIN model_style_ratings s ON s.model_id = m.id
+ WHERE m.enabled
+ ORDER BY r.rating DESC, m.display_name, m.id
+"""
+)
+
+# The points as one JSON array: a history holds a point per model per refit (thousands), and
+# validating one JSON document costs a fraction of building as many row objects.
+_HISTORY = """
+SELECT coalesce(json_agg(json_build_object(
+         'model_id', model_id, 'rating', rating, 'ci_lower', ci_lower, 'ci_upper', ci_upper,
+         'games', games, 'computed_at', computed_at) ORDER BY computed_at, model_id), '[]')::text
+  FROM model_rating_history
+ {where}
+"""
+_POINTS = TypeAdapter(list[RatingHistoryPoint])
+
+
+def _identities(rows: Sequence[Any]) -> list[ModelIdentity]:
+    return [ModelIdentity(id=str(r.id), display_name=r.display_name) for r in rows]
+
+
+async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
+    return _identities((await conn.execute(_ENABLED_MODELS)).all())
+
+
+class PostgresAnalytics:
+    """The dashboard's aggregates over one async engine; read-only."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def summary(self) -> SummaryView:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(_SUMMARY)).one()
+        enabled = int(row.enabled_models)
+        return SummaryView(
+            total_matchups=row.total_matchups,
+            total_votes=row.total_votes,
+            decisive_votes=row.decisive_votes,
+            tie_votes=row.tie_votes,
+            skip_votes=row.skip_votes,
+            slot_a_wins=row.slot_a_wins,
+            slot_b_wins=row.slot_b_wins,
+            enabled_models=enabled,
+            pairs_sampled=row.pairs_sampled,
+            pairs_possible=enabled * (enabled - 1) // 2,
+            rating_components=row.rating_components or None,
+            enabled_pairs_sampled=row.enabled_pairs_sampled,
+        )
+
+    async def head_to_head(self) -> HeadToHeadView:
+        async with self._engine.connect() as conn:
+            models = await _enabled(conn)
+            rows = (await conn.execute(_HEAD_TO_HEAD)).all()
+        return HeadToHeadView(
+            models=models,
+            pairs=[
+                HeadToHeadPair(
+                    model_a_id=str(r.model_a_id),
+                    model_b_id=str(r.model_b_id),
+                    a_wins=r.a_wins,
+                    b_wins=r.b_wins,
+                    ties=r.ties,
+                    games=r.a_wins + r.b_wins + r.ties,
+                )
+                for r in rows
+            ],
+        )
+
+    async def model_metrics(self) -> ModelMetricsView:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(_RESPONSE_STATS)).all()
+            quantiles = list(PERCENTILES)
+            found = (await conn.execute(_PERCENTILES, {"quantiles": quantiles})).all()
+        pace: dict[tuple[uuid.UUID, str, float], float] = {
+            (r.model_id, r.metric, r.q): float(r.value) for r in found
+        }
+
+        def percentile(model_id: uuid.UUID, metric: str, q: float) -> float | None:
+            return pace.get((model_id, metric, q))
+
+        return ModelMetricsView(
+            models=[
+                ModelMetrics(
+                    id=str(r.id),
+                    display_name=r.display_name,
+                    responses=r.responses,
+                    ttft_ms_p50=percentile(r.id, "ttft", 0.5),
+                    ttft_ms_p90=percentile(r.id, "ttft", 0.9),
+                    duration_ms_p50=percentile(r.id, "duration", 0.5),
+                    duration_ms_p90=percentile(r.id, "duration", 0.9),
+                    mean_output_tokens=r.mean_output_tokens,
+                    mean_markdown_density=r.mean_markdown_density,
+                    slot_a_wins=r.slot_a_wins,
+                    slot_a_games=r.slot_a_games,
+                    slot_b_wins=r.slot_b_wins,
+                    slot_b_games=r.slot_b_games,
+                )
+                for r in rows
+            ]
+        )
+
+    async def activity(self, bucket: ActivityBucket, since: datetime | None) -> ActivityView:
+        if bucket not in ("day", "hour"):  # the statement takes the unit as data; never trust it
+            raise ValueError(f"unknown bucket {bucket!r}")
+        async with self._engine.connect() as conn:
+            models = await _enabled(conn)
+            rows = (await conn.execute(_ACTIVITY, {"bucket": bucket, "since": since})).all()
+        return ActivityView(
+            bucket=bucket,
+            models=models,
+            votes=[
+                ActivityVotes(
+                    bucket_start=r.bucket_start,
+                    left=r.left_wins,
+                    right=r.right_wins,
+                    both_good=r.both_good,
+                    both_bad=r.both_bad,
+                    skip=r.skips,
+                    total=r.left_wins + r.right_wins + r.both_good + r.both_bad + r.skips,
+                )
+                for r in rows
+            ],
+            cumulative_games=[
+                CumulativeGames(bucket_start=r.bucket_start, games=r.games) for r in rows
+            ],
+        )
+
+    async def style_control(self) -> StyleControlView:
+        async with self._engine.connect() as conn:
+            coefficients = (await conn.execute(_COEFFICIENTS)).all()
+            rated = (await conn.execute(_STYLE_RATED)).all()
+        return StyleControlView(
+            coefficients=[
+                StyleCoefficientView(
+                    feature=c.feature, coefficient=c.coefficient, computed_at=c.computed_at
+                )
+                for c in coefficients
+            ],
+            models=[
+                StyleRatedModel(
+                    id=str(m.id),
+                    display_name=m.display_name,
+                    rating=m.rating,
+                    style_controlled_rating=m.style_controlled_rating,
+                )
+                for m in rated
+            ],
+        )
+
+    async def rating_history(self, since: datetime | None) -> RatingHistoryView:
+        where = "" if since is None else "WHERE computed_at >= :since"
+        async with self._engine.connect() as conn:
+            models = await _enabled(conn)
+            points = await conn.execute(text(_HISTORY.format(where=where)), {"since": since})
+        return RatingHistoryView(models=models, points=_POINTS.validate_json(points.scalar_one()))

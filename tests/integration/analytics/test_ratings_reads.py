@@ -1,0 +1,162 @@
+"""GET /api/arena/analytics/style-control and /rating-history: the rating rows, as read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from tests.integration.analytics._history import arena_of, disable, rate
+
+T1 = datetime(2026, 7, 20, 9, 0, tzinfo=UTC)
+T2 = datetime(2026, 7, 21, 9, 0, tzinfo=UTC)
+
+
+async def test_style_control_lists_coefficients_and_models_rated_by_both_passes(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    names = ("Alpha", "Beta", "Gamma", "Delta")
+    async with arena_of(db, database_url, tmp_path, *names) as (arena, m):
+        async with db.begin() as conn:
+            await rate(conn, m["Alpha"], 1100, 20, style=1050)
+            await rate(conn, m["Beta"], 1200, 20, style=1150)
+            await rate(conn, m["Gamma"], 1300, 20)  # no style-controlled rating
+            await rate(conn, m["Delta"], 1400, 20, style=1400)
+            await disable(conn, m["Delta"])
+            for feature, value in (("verbosity", 0.284), ("position", 0.05), ("formatting", -0.1)):
+                await conn.execute(
+                    text(
+                        "INSERT INTO style_control_coefficients (feature, coefficient, computed_at)"
+                        " VALUES (:f, :c, :t)"
+                    ),
+                    {"f": feature, "c": value, "t": T1},
+                )
+
+        body = (await arena.client.get("/api/arena/analytics/style-control")).json()
+
+    at = "2026-07-20T09:00:00.000Z"
+    assert body == {
+        "coefficients": [
+            {"feature": "formatting", "coefficient": -0.1, "computedAt": at},
+            {"feature": "position", "coefficient": 0.05, "computedAt": at},
+            {"feature": "verbosity", "coefficient": 0.284, "computedAt": at},
+        ],
+        "models": [
+            {
+                "id": str(m["Beta"]),
+                "displayName": "Beta",
+                "rating": 1200,
+                "styleControlledRating": 1150,
+            },
+            {
+                "id": str(m["Alpha"]),
+                "displayName": "Alpha",
+                "rating": 1100,
+                "styleControlledRating": 1050,
+            },
+        ],
+    }
+
+
+async def _history(db: AsyncEngine, m: dict[str, object]) -> None:
+    async with db.begin() as conn:
+        for at, model, rating in (
+            (T1, m["Alpha"], 1010.5),
+            (T1, m["Beta"], 990.0),
+            (T1, m["Zeta"], 1001.0),
+            (T2, m["Beta"], 995.0),
+            (T2, m["Alpha"], 1020.0),
+        ):
+            await conn.execute(
+                text(
+                    "INSERT INTO model_rating_history (model_id, rating, rating_stderr, ci_lower, "
+                    "ci_upper, component_id, games, computed_at) "
+                    "VALUES (:m, CAST(:r AS float8), 10, CAST(:r AS float8) - 19.6, "
+                    "CAST(:r AS float8) + 19.6, 0, 12, :t)"
+                ),
+                {"m": model, "r": rating, "t": at},
+            )
+        await disable(conn, m["Zeta"])
+
+
+async def test_rating_history_orders_points_by_time_then_model_id(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma", "Zeta") as (
+        arena,
+        m,
+    ):
+        await _history(db, m)
+
+        body = (await arena.client.get("/api/arena/analytics/rating-history")).json()
+
+    def point(model: str, rating: float, at: str) -> dict[str, object]:
+        return {
+            "modelId": str(m[model]),
+            "rating": rating,
+            "ciLower": pytest.approx(rating - 19.6),
+            "ciUpper": pytest.approx(rating + 19.6),
+            "games": 12,
+            "computedAt": at,
+        }
+
+    first = sorted(
+        [
+            point("Alpha", 1010.5, "2026-07-20T09:00:00.000Z"),
+            point("Beta", 990.0, "2026-07-20T09:00:00.000Z"),
+            point("Zeta", 1001.0, "2026-07-20T09:00:00.000Z"),
+        ],
+        key=lambda p: str(p["modelId"]),
+    )
+    second = sorted(
+        [
+            point("Alpha", 1020.0, "2026-07-21T09:00:00.000Z"),
+            point("Beta", 995.0, "2026-07-21T09:00:00.000Z"),
+        ],
+        key=lambda p: str(p["modelId"]),
+    )
+    assert body["points"] == first + second  # a disabled model's old points stay
+    assert body["models"] == [  # the enabled roster, with or without points
+        {"id": str(m["Alpha"]), "displayName": "Alpha"},
+        {"id": str(m["Beta"]), "displayName": "Beta"},
+        {"id": str(m["Gamma"]), "displayName": "Gamma"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("since", "expected"),
+    [
+        pytest.param("2026-07-21T09:00:00Z", 2, id="at-a-refit-includes-it"),
+        pytest.param("2026-07-21T11:00:00+02:00", 2, id="same-instant-other-offset"),
+        pytest.param("2026-07-21T09:00:00.001Z", 0, id="just-after"),
+        pytest.param("2999-01-01T00:00:00Z", 0, id="in-the-future"),
+        pytest.param("2000-01-01T00:00:00Z", 5, id="long-ago"),
+    ],
+)
+async def test_rating_history_since_keeps_snapshots_at_or_after_it(
+    db: AsyncEngine, database_url: str, tmp_path: Path, since: str, expected: int
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Zeta") as (arena, m):
+        await _history(db, m)
+
+        response = await arena.client.get(
+            "/api/arena/analytics/rating-history", params={"since": since}
+        )
+
+    assert response.status_code == 200
+    assert len(response.json()["points"]) == expected
+
+
+async def test_rating_history_rejects_since_without_a_timezone(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha") as (arena, _):
+        response = await arena.client.get(
+            "/api/arena/analytics/rating-history", params={"since": "2026-07-21T09:00:00"}
+        )
+
+    assert response.status_code == 400
+    assert response.json()["details"] == {"since": ["needs a timezone, e.g. Z"]}
