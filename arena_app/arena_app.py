@@ -8,7 +8,9 @@ from arena_api.app import services_lifespan
 from arena_app import routes
 from arena_app.backend import api
 from arena_app.pages.index import index
+from arena_app.pages.insights import insights_page
 from arena_app.state.arena import ArenaState
+from arena_app.state.insights import InsightsState
 from arena_app.state.leaderboard import LeaderboardState
 
 
@@ -25,3 +27,22 @@ app.add_page(
     title="Arena",
     on_load=[ArenaState.on_load, LeaderboardState.load],
 )
+app.add_page(
+    lambda: rx.fragment(),
+    route=routes.INSIGHTS,
+    title="Insights · Arena",
+    on_load=rx.redirect(routes.insights_tab("rankings")),
+)
+_LOADERS = {
+    "rankings": InsightsState.load_rankings,
+    "head-to-head": InsightsState.load_head_to_head,
+    "style": InsightsState.load_style,
+    "activity": InsightsState.load_activity,
+}
+for tab, label in routes.INSIGHT_TABS:
+    app.add_page(
+        insights_page(tab),
+        route=routes.insights_tab(tab),
+        title=f"{label} · Insights · Arena",
+        on_load=_LOADERS[tab],
+    )

@@ -1,0 +1,435 @@
+"""The insights dashboard: a summary strip and four tabs, each a deep link of its own."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import reflex as rx
+
+from arena_app import routes
+from arena_app.components.layout import layout
+from arena_app.state.insights import OUTCOME_KEYS, InsightsState
+
+COLORS = ("#3e63dd", "#e5484d", "#30a46c", "#f76b15", "#8e4ec6", "#12a594", "#ffc53d", "#d6409f")
+OUTCOME_COLORS = dict(
+    zip(OUTCOME_KEYS, ("#3e63dd", "#e5484d", "#30a46c", "#f76b15", "#8b8d98"), strict=True)
+)
+HEIGHT = 320
+
+
+def _card(title: str, lacks: str, has_data: rx.Var[bool], chart: rx.Component) -> rx.Component:
+    """A chart card; without data it says what it lacks instead of drawing an empty frame."""
+    return rx.card(
+        rx.vstack(
+            rx.heading(title, size="3"),
+            rx.cond(has_data, chart, rx.text(lacks, size="2", color_scheme="gray")),
+            width="100%",
+        ),
+        width="100%",
+        data_testid=f"card-{title.lower().replace(' ', '-')}",
+    )
+
+
+def _summary() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.foreach(
+                InsightsState.summary,
+                lambda item: rx.card(
+                    rx.text(item["label"], size="1", color_scheme="gray"),
+                    rx.text(item["value"], size="5", weight="bold"),
+                    min_width="9em",
+                ),
+            ),
+            wrap="wrap",
+            spacing="3",
+            data_testid="summary",
+        ),
+        rx.cond(
+            InsightsState.notice != "",
+            rx.callout(
+                InsightsState.notice, icon="lightbulb", width="100%", data_testid="insights-notice"
+            ),
+        ),
+        width="100%",
+    )
+
+
+def _tabs(active: str) -> rx.Component:
+    return rx.hstack(
+        *(
+            rx.link(
+                rx.button(label, variant="solid" if key == active else "soft", size="2"),
+                href=routes.insights_tab(key),
+                data_testid=f"tab-{key}",
+            )
+            for key, label in routes.INSIGHT_TABS
+        ),
+        spacing="2",
+        wrap="wrap",
+    )
+
+
+def _lines(names: rx.Var[list[str]]) -> rx.Component:
+    return rx.foreach(
+        names,
+        lambda name, index: rx.recharts.line(
+            data_key=name,
+            stroke=rx.Var.create(list(COLORS))[index % len(COLORS)],
+            dot=False,
+            is_animation_active=False,
+        ),
+    )
+
+
+def rankings_tab() -> rx.Component:
+    s = InsightsState
+    return rx.grid(
+        _card(
+            "Win rate",
+            "No votes yet.",
+            s.rankings.length() > 0,
+            rx.recharts.bar_chart(
+                rx.recharts.bar(
+                    data_key="win_rate", fill=COLORS[0], bar_size=6, is_animation_active=False
+                ),
+                rx.recharts.reference_line(x=50, stroke="#8b8d98"),
+                rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
+                rx.recharts.y_axis(data_key="name", type_="category", width=120),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.rankings,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Bradley-Terry rating (95% CI)",
+            "No rating fit yet.",
+            s.rated.length() > 0,
+            rx.recharts.composed_chart(
+                rx.recharts.bar(
+                    data_key="ci", fill="#c1c8f5", bar_size=6, is_animation_active=False
+                ),
+                rx.recharts.line(
+                    data_key="rating",
+                    stroke="transparent",
+                    dot={"r": 4, "fill": COLORS[0], "stroke": COLORS[0]},
+                    is_animation_active=False,
+                ),
+                rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
+                rx.recharts.y_axis(data_key="name", type_="category", width=120),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.rated,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Default vs style-controlled",
+            "No style-controlled fit yet.",
+            s.styled.length() > 0,
+            rx.recharts.line_chart(
+                rx.recharts.line(
+                    data_key="default",
+                    stroke="transparent",
+                    is_animation_active=False,
+                    dot={"r": 4, "fill": COLORS[0], "stroke": COLORS[0]},
+                ),
+                rx.recharts.line(
+                    data_key="style",
+                    stroke="transparent",
+                    is_animation_active=False,
+                    dot={"r": 4, "fill": COLORS[1], "stroke": COLORS[1]},
+                ),
+                rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
+                rx.recharts.y_axis(data_key="name", type_="category", width=120),
+                rx.recharts.graphing_tooltip(cursor=False),
+                rx.recharts.legend(),
+                data=s.styled,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Rank shift under style control",
+            "No style-controlled fit yet.",
+            s.bump.length() > 0,
+            rx.recharts.line_chart(
+                _lines(s.bump_names),
+                rx.recharts.x_axis(data_key="stage"),
+                rx.recharts.y_axis(reversed=True, allow_decimals=False),
+                rx.recharts.legend(),
+                data=s.bump,
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Vote outcomes",
+            "No votes yet.",
+            s.rankings.length() > 0,
+            rx.recharts.bar_chart(
+                *(
+                    rx.recharts.bar(
+                        data_key=key, stack_id="o", fill=color, is_animation_active=False
+                    )
+                    for key, color in zip(
+                        ("wins", "ties", "losses", "skips"),
+                        ("#30a46c", "#ffc53d", "#e5484d", "#8b8d98"),
+                        strict=True,
+                    )
+                ),
+                rx.recharts.x_axis(type_="number"),
+                rx.recharts.y_axis(data_key="name", type_="category", width=120),
+                rx.recharts.legend(),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.rankings,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        columns=rx.breakpoints(initial="1", lg="2"),
+        spacing="4",
+        width="100%",
+    )
+
+
+def _matrix_cell(cell: rx.Var[dict]) -> rx.Component:  # type: ignore[type-arg]
+    rate = cell["rate"].to(float)
+    return rx.box(
+        rx.cond(InsightsState.show_games, cell["games_label"], cell["label"]),
+        on_click=InsightsState.select_pair(cell["detail"].to(str)),
+        background=rx.cond(
+            rate < 0,
+            "transparent",
+            rx.cond(rate >= 50, "rgba(48,164,108,0.35)", "rgba(229,72,77,0.35)"),
+        ),
+        padding="0.4em",
+        text_align="center",
+        font_size="12px",
+        cursor="pointer",
+        border=f"1px solid {rx.color('gray', 4)}",
+        class_name="h2h-cell",
+    )
+
+
+def head_to_head_tab() -> rx.Component:
+    s = InsightsState
+    matrix = rx.vstack(
+        rx.hstack(
+            rx.switch(
+                checked=s.show_games,
+                on_change=lambda _: s.toggle_games(),
+                data_testid="games-toggle",
+            ),
+            rx.text("show games instead of win rate (row vs column)", size="2"),
+            align="center",
+        ),
+        rx.box(
+            rx.foreach(
+                s.matrix,
+                lambda row: rx.hstack(
+                    rx.text(row["name"], size="1", width="9em", flex_shrink="0"),
+                    rx.foreach(row["cells"].to(list[dict]), _matrix_cell),
+                    spacing="0",
+                ),
+            ),
+            overflow_x="auto",
+            width="100%",
+            data_testid="h2h-matrix",
+        ),
+        rx.cond(
+            s.pair_detail != "", rx.callout(s.pair_detail, icon="info", data_testid="pair-detail")
+        ),
+        width="100%",
+    )
+    return rx.grid(
+        _card("Pair win rates", "No votes yet.", s.matrix.length() > 0, matrix),
+        _card(
+            "Tie rate by pair",
+            "No decided pairs yet.",
+            s.tie_rates.length() > 0,
+            rx.recharts.bar_chart(
+                rx.recharts.bar(data_key="tie_rate", fill="#ffc53d", is_animation_active=False),
+                rx.recharts.x_axis(type_="number", unit="%"),
+                rx.recharts.y_axis(data_key="pair", type_="category", width=200),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.tie_rates,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        rx.callout(s.components_note, icon="network", data_testid="connectivity"),
+        columns="1",
+        spacing="4",
+        width="100%",
+    )
+
+
+def _scatter(title: str, x_key: str, x_label: str) -> rx.Component:
+    s = InsightsState
+    return _card(
+        title,
+        "No answers recorded yet.",
+        s.metrics.length() > 0,
+        rx.recharts.scatter_chart(
+            rx.recharts.scatter(data=s.metrics, fill=COLORS[0], is_animation_active=False),
+            rx.recharts.x_axis(data_key=x_key, type_="number", name=x_label),
+            rx.recharts.y_axis(data_key="win_rate", type_="number", unit="%", name="win rate"),
+            rx.recharts.graphing_tooltip(cursor=False),
+            width="100%",
+            height=HEIGHT,
+        ),
+    )
+
+
+def style_tab() -> rx.Component:
+    s = InsightsState
+    return rx.grid(
+        _card(
+            "Style coefficients (rating points)",
+            "The style pass has not run yet.",
+            s.coefficients.length() > 0,
+            rx.recharts.bar_chart(
+                rx.recharts.bar(data_key="points", fill=COLORS[4], is_animation_active=False),
+                rx.recharts.reference_line(x=0, stroke="#8b8d98"),
+                rx.recharts.x_axis(type_="number"),
+                rx.recharts.y_axis(data_key="feature", type_="category", width=130),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.coefficients,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Decisive win rate in slot A vs slot B",
+            "No decisive votes yet.",
+            s.positions.length() > 0,
+            rx.recharts.bar_chart(
+                rx.recharts.bar(data_key="slot_a", fill=COLORS[0], is_animation_active=False),
+                rx.recharts.bar(data_key="slot_b", fill=COLORS[1], is_animation_active=False),
+                rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
+                rx.recharts.y_axis(data_key="name", type_="category", width=120),
+                rx.recharts.legend(),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.positions,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _scatter("Verbosity vs win rate", "tokens", "mean output tokens"),
+        _scatter("Time to first token vs win rate", "ttft", "p50 TTFT (ms)"),
+        _scatter("Markdown vs win rate", "markdown", "mean Markdown density"),
+        _card(
+            "Stream duration p50 to p90 (ms)",
+            "No answers recorded yet.",
+            s.metrics.length() > 0,
+            rx.recharts.bar_chart(
+                rx.recharts.bar(data_key="latency", fill=COLORS[5], is_animation_active=False),
+                rx.recharts.x_axis(type_="number"),
+                rx.recharts.y_axis(data_key="name", type_="category", width=120),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.metrics,
+                layout="vertical",
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        columns=rx.breakpoints(initial="1", lg="2"),
+        spacing="4",
+        width="100%",
+    )
+
+
+def activity_tab() -> rx.Component:
+    s = InsightsState
+    return rx.grid(
+        _card(
+            "Rating over time",
+            "No rating history yet.",
+            s.history.length() > 0,
+            rx.recharts.line_chart(
+                _lines(s.history_names),
+                rx.recharts.x_axis(data_key="at"),
+                rx.recharts.y_axis(domain=["auto", "auto"]),
+                rx.recharts.legend(),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.history,
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Votes per day",
+            "No votes yet.",
+            s.volume.length() > 0,
+            rx.recharts.bar_chart(
+                *(
+                    rx.recharts.bar(
+                        data_key=key,
+                        stack_id="v",
+                        fill=OUTCOME_COLORS[key],
+                        is_animation_active=False,
+                    )
+                    for key in OUTCOME_KEYS
+                ),
+                rx.recharts.x_axis(data_key="day"),
+                rx.recharts.y_axis(),
+                rx.recharts.legend(),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.volume,
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        _card(
+            "Cumulative games",
+            "No votes yet.",
+            s.cumulative.length() > 0,
+            rx.recharts.line_chart(
+                _lines(s.history_names),
+                rx.recharts.x_axis(data_key="day"),
+                rx.recharts.y_axis(),
+                rx.recharts.legend(),
+                rx.recharts.graphing_tooltip(cursor=False),
+                data=s.cumulative,
+                width="100%",
+                height=HEIGHT,
+            ),
+        ),
+        columns=rx.breakpoints(initial="1", lg="2"),
+        spacing="4",
+        width="100%",
+    )
+
+
+TABS: dict[str, Callable[[], rx.Component]] = {
+    "rankings": rankings_tab,
+    "head-to-head": head_to_head_tab,
+    "style": style_tab,
+    "activity": activity_tab,
+}
+
+
+def insights_page(tab: str) -> Callable[[], rx.Component]:
+    def page() -> rx.Component:
+        return layout(
+            rx.vstack(
+                rx.heading("Insights", size="7"),
+                _summary(),
+                _tabs(tab),
+                TABS[tab](),
+                spacing="4",
+                width="100%",
+            )
+        )
+
+    page.__name__ = f"insights_{tab.replace('-', '_')}"
+    return page

@@ -1,0 +1,283 @@
+"""The insights dashboard's data: every chart's rows, shaped in Python from ArenaService's reads.
+
+Each tab loads what it draws (a deep link to one tab never pays for the others). Charts take
+plain rows (``list[dict]``) so recharts can plot them as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from arena_app.backend import services
+
+OUTCOME_KEYS = ("left", "right", "both_good", "both_bad", "skip")
+STYLE_UNITS = {
+    "position": "left-slot advantage",
+    "verbosity": "per std. dev. of output tokens",
+    "formatting": "per std. dev. of Markdown density",
+    "latency_ttft": "per std. dev. of TTFT",
+    "latency_duration": "per std. dev. of duration",
+}
+
+
+def _pct(part: float, whole: float) -> float:
+    return round(100 * part / whole, 1) if whole else 0.0
+
+
+class InsightsState(rx.State):
+    """Summary strip and notice (every tab), then one group of rows per tab."""
+
+    has_votes: bool = False
+    has_fit: bool = False
+    summary: list[dict[str, str]] = []
+
+    rankings: list[dict[str, Any]] = []
+    rated: list[dict[str, Any]] = []
+    styled: list[dict[str, Any]] = []
+    bump: list[dict[str, Any]] = []
+    bump_names: list[str] = []
+
+    matrix: list[dict[str, Any]] = []
+    matrix_names: list[str] = []
+    show_games: bool = False
+    pair_detail: str = ""
+    tie_rates: list[dict[str, Any]] = []
+    components_note: str = ""
+
+    coefficients: list[dict[str, Any]] = []
+    positions: list[dict[str, Any]] = []
+    metrics: list[dict[str, Any]] = []
+
+    history: list[dict[str, Any]] = []
+    history_names: list[str] = []
+    volume: list[dict[str, Any]] = []
+    cumulative: list[dict[str, Any]] = []
+
+    @rx.var
+    def notice(self) -> str:
+        if not self.has_votes:
+            return (
+                "No votes yet, so there is nothing to chart. Vote in the arena, or fill a "
+                "database with realistic history: arena db seed-demo"
+            )
+        if not self.has_fit:
+            return (
+                "Votes exist but no rating fit does yet. Run the rating process once: "
+                "arena rate (arena serve runs it in the background every few minutes)"
+            )
+        return ""
+
+    async def _summary(self) -> None:
+        view = await services().arena.analytics_summary()
+        decisive = view.slot_a_wins + view.slot_b_wins
+        self.has_votes = view.total_votes > 0
+        self.has_fit = view.rating_components is not None
+        self.summary = [
+            {"label": "Votes", "value": f"{view.total_votes:,}"},
+            {"label": "Models", "value": str(view.enabled_models)},
+            {
+                "label": "Pairs sampled",
+                "value": f"{view.enabled_pairs_sampled} of {view.pairs_possible}",
+            },
+            {
+                "label": "Components",
+                "value": "—" if view.rating_components is None else str(view.rating_components),
+            },
+            {
+                "label": "Decisive A / B",
+                "value": f"{_pct(view.slot_a_wins, decisive):.0f}% / "
+                f"{_pct(view.slot_b_wins, decisive):.0f}%",
+            },
+        ]
+
+    @rx.event
+    async def load_rankings(self) -> None:
+        await self._summary()
+        board = await services().arena.leaderboard()
+        self.rankings = [
+            {
+                "name": m.display_name,
+                "win_rate": round(m.win_rate * 100, 1),
+                "wins": m.wins,
+                "ties": m.ties,
+                "losses": m.losses,
+                "skips": m.skips,
+            }
+            for m in board.models
+        ]
+        self.rated = [
+            {
+                "name": m.display_name,
+                "rating": round(m.rating, 1),
+                "ci": [
+                    round(m.confidence_interval.lower, 1),
+                    round(m.confidence_interval.upper, 1),
+                ],
+            }
+            for m in board.models
+            if m.rating is not None and m.confidence_interval is not None
+        ]
+        both = [
+            m
+            for m in board.models
+            if m.rating is not None and m.style_controlled_rating is not None
+        ]
+        self.styled = [
+            {
+                "name": m.display_name,
+                "default": round(m.rating or 0, 1),
+                "style": round(m.style_controlled_rating or 0, 1),
+            }
+            for m in both
+        ]
+        by_default = sorted(both, key=lambda m: -(m.rating or 0))
+        by_style = sorted(both, key=lambda m: -(m.style_controlled_rating or 0))
+        self.bump_names = [m.display_name for m in by_default]
+        self.bump = [
+            {"stage": "Default", **{m.display_name: i for i, m in enumerate(by_default, 1)}},
+            {"stage": "Style-controlled", **{m.display_name: i for i, m in enumerate(by_style, 1)}},
+        ]
+
+    @rx.event
+    async def load_head_to_head(self) -> None:
+        await self._summary()
+        view = await services().arena.head_to_head()
+        board = await services().arena.leaderboard()
+        names = {m.id: m.display_name for m in view.models}
+        order = [m.display_name for m in board.models if m.display_name in names.values()]
+        cells: dict[tuple[str, str], dict[str, Any]] = {}
+        ties: list[dict[str, Any]] = []
+        for pair in view.pairs:
+            a, b = names.get(pair.model_a_id), names.get(pair.model_b_id)
+            if a is None or b is None:
+                continue
+            decided = pair.a_wins + pair.b_wins + pair.ties
+            cells[(a, b)] = {
+                "wins": pair.a_wins,
+                "ties": pair.ties,
+                "games": pair.games,
+                "rate": _pct(pair.a_wins + pair.ties / 2, decided),
+            }
+            cells[(b, a)] = {
+                "wins": pair.b_wins,
+                "ties": pair.ties,
+                "games": pair.games,
+                "rate": _pct(pair.b_wins + pair.ties / 2, decided),
+            }
+            if pair.games:
+                ties.append({"pair": f"{a} vs {b}", "tie_rate": _pct(pair.ties, pair.games)})
+        self.matrix_names = order
+        self.matrix = [
+            {
+                "name": row,
+                "cells": [
+                    {
+                        "key": f"{row}|{column}",
+                        "rate": cells.get((row, column), {}).get("rate", -1.0),
+                        "games": cells.get((row, column), {}).get("games", 0),
+                        "label": ""
+                        if row == column or (row, column) not in cells
+                        else f"{cells[(row, column)]['rate']:.0f}%",
+                        "games_label": ""
+                        if (row, column) not in cells
+                        else str(cells[(row, column)]["games"]),
+                        "detail": ""
+                        if (row, column) not in cells
+                        else f"{row} vs {column}: {cells[(row, column)]['wins']} wins, "
+                        f"{cells[(column, row)]['wins']} losses, {cells[(row, column)]['ties']} "
+                        f"ties over {cells[(row, column)]['games']} games",
+                    }
+                    for column in order
+                ],
+            }
+            for row in order
+        ]
+        self.tie_rates = sorted(ties, key=lambda t: -float(t["tie_rate"]))[:20]
+        groups = board.components.groups
+        if board.components.count is None:
+            self.components_note = "Connectivity is known once the rating process has run."
+        elif board.components.count == 1:
+            self.components_note = "Every rated model is connected: ratings are comparable."
+        else:
+            sizes = ", ".join(f"group {g.component_id}: {g.models} models" for g in groups)
+            self.components_note = (
+                f"{board.components.count} separate groups ({sizes}): ratings compare only "
+                "within a group until games bridge them."
+            )
+
+    @rx.event
+    def toggle_games(self) -> None:
+        self.show_games = not self.show_games
+
+    @rx.event
+    def select_pair(self, detail: str) -> None:
+        self.pair_detail = detail
+
+    @rx.event
+    async def load_style(self) -> None:
+        await self._summary()
+        board = await services().arena.leaderboard()
+        self.coefficients = [
+            {
+                "feature": effect.feature,
+                "points": round(effect.points, 1),
+                "unit": STYLE_UNITS.get(effect.feature, effect.basis),
+            }
+            for effect in board.style_control.effects
+        ]
+        view = await services().arena.model_metrics()
+        win_rates = {m.id: m.win_rate * 100 for m in board.models}
+        self.positions = [
+            {
+                "name": m.display_name,
+                "slot_a": _pct(m.slot_a_wins, m.slot_a_games),
+                "slot_b": _pct(m.slot_b_wins, m.slot_b_games),
+            }
+            for m in view.models
+            if m.slot_a_games or m.slot_b_games
+        ]
+        self.metrics = [
+            {
+                "name": m.display_name,
+                "win_rate": round(win_rates.get(m.id, 0.0), 1),
+                "tokens": round(m.mean_output_tokens or 0, 1),
+                "markdown": round(m.mean_markdown_density or 0, 3),
+                "ttft": round(m.ttft_ms_p50 or 0),
+                "latency": [round(m.duration_ms_p50 or 0), round(m.duration_ms_p90 or 0)],
+            }
+            for m in view.models
+            if m.responses
+        ]
+
+    @rx.event
+    async def load_activity(self) -> None:
+        await self._summary()
+        history = await services().arena.rating_history()
+        names = {m.id: m.display_name for m in history.models}
+        by_time: dict[str, dict[str, Any]] = {}
+        for point in history.points:
+            key = point.computed_at.isoformat()
+            row = by_time.setdefault(key, {"at": point.computed_at.strftime("%b %d %H:%M")})
+            row[names.get(point.model_id, point.model_id)] = round(point.rating, 1)
+        self.history = [by_time[k] for k in sorted(by_time)]
+        self.history_names = sorted({n for row in self.history for n in row if n != "at"})
+        activity = await services().arena.activity("day")
+        self.volume = [
+            {
+                "day": v.bucket_start.strftime("%b %d"),
+                **{key: getattr(v, key) for key in OUTCOME_KEYS},
+            }
+            for v in activity.votes
+        ]
+        model_names = {m.id: m.display_name for m in activity.models}
+        self.cumulative = [
+            {
+                "day": c.bucket_start.strftime("%b %d"),
+                **{model_names.get(i, i): n for i, n in c.games.items()},
+            }
+            for c in activity.cumulative_games
+        ]
+        if not self.history_names:
+            self.history_names = sorted(model_names.values())
