@@ -5,6 +5,9 @@ Screenshots taken by the tests go to ``test-results/`` (ignored by git) for a re
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -47,6 +50,37 @@ def product(
 ) -> Iterator[ProductProcess]:
     """``arena serve`` in production single-port mode with the mock roster."""
     server = _serve(fresh_database, tmp_path_factory.mktemp("product"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def empty_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """A product no test votes on: what a fresh install shows."""
+    server = _serve(fresh_database, tmp_path_factory.mktemp("empty"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def demo_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """A product whose database holds demo history and one rating fit of it."""
+    url = fresh_database()
+    env = {**os.environ, "DATABASE_URL": url, "ARENA_MOCK_PROVIDER": "1"}
+    for command in (["db", "seed-demo", "--votes", "3000", "--days", "10"], ["rate", "--style"]):
+        subprocess.run(
+            [sys.executable, "-m", "arena_api", *command],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+    server = _serve(lambda: url, tmp_path_factory.mktemp("demo"))
     yield server
     server.stop()
 

@@ -1,0 +1,51 @@
+"""The insights dashboard in a real browser: every tab draws with demo data, teaches when empty."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Page, expect
+
+from e2e.conftest import screenshot
+from tests.support import ProductProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TABS = ("rankings", "head-to-head", "style", "activity")
+MARKS = ".recharts-surface path, .recharts-surface rect, .recharts-surface circle"
+
+
+@pytest.mark.parametrize("tab", TABS)
+async def test_each_tab_renders_its_charts_from_demo_data(
+    demo_product: ProductProcess, page: Page, tab: str
+) -> None:
+    await page.goto(f"{demo_product.url}/insights/{tab}")
+
+    await expect(page.get_by_test_id("summary")).to_contain_text("3,000")
+    await expect(page.get_by_test_id("insights-notice")).to_have_count(0)
+    await expect(page.locator(MARKS).first).to_be_attached(timeout=20_000)
+    assert await page.locator(MARKS).count() > 5
+    await screenshot(page, f"insights-{tab}")
+
+
+async def test_insights_index_redirects_and_a_deep_link_survives_reload(
+    demo_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(f"{demo_product.url}/insights")
+    await expect(page).to_have_url(f"{demo_product.url}/insights/rankings")
+
+    await page.goto(f"{demo_product.url}/insights/head-to-head")
+    await page.reload()
+
+    await expect(page.get_by_test_id("h2h-matrix")).to_be_visible()
+    await page.locator(".h2h-cell").filter(has_text="%").first.click()
+    await expect(page.get_by_test_id("pair-detail")).to_contain_text("games")
+
+
+async def test_an_empty_arena_shows_the_remedy_instead_of_charts(
+    empty_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(f"{empty_product.url}/insights/style")
+
+    notice = page.get_by_test_id("insights-notice")
+    await expect(notice).to_contain_text("arena db seed-demo")
+    await expect(page.get_by_text("The style pass has not run yet.")).to_be_visible()
