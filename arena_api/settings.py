@@ -584,5 +584,6 @@ def settings_markdown() -> str:
     for s in SETTINGS:
         default = "—" if s.default is None else f"`{s.default}`"
         names = " / ".join(f"`{n}`" for n in (s.name, *s.aliases))
-        lines.append(f"| {names} | {default} | {s.allowed} | {s.help} |")
+        cells = (names, default, s.allowed, s.help)
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
