@@ -89,6 +89,7 @@ from arena_api.core.views import (
     ModelMetricsView,
     RatingHistoryView,
     RevealedModels,
+    SharedMatchupView,
     StyleControl,
     StyleControlView,
     StyleEffect,
@@ -512,6 +513,25 @@ class ArenaService:
             continuable=record.vote in DECISIVE_VOTES,
             vote=record.vote,
             models=_reveal(record) if record.vote is not None else None,
+        )
+
+    async def shared_matchup(self, matchup_id: uuid.UUID) -> SharedMatchupView:
+        """A voted matchup with its prompt, answers and identities, for a shared link.
+
+        Raises:
+            NotFound: unknown, or not voted yet (a blind round is never shown by id).
+        """
+        record = await self._repo.get_matchup(matchup_id)
+        content = await self._repo.get_matchup_content(matchup_id)
+        if record is None or content is None or record.vote is None:
+            raise NotFound("No voted matchup with this id", code="matchup_not_found")
+        prompt, answers = content
+        return SharedMatchupView(
+            matchup_id=str(record.id),
+            prompt=prompt,
+            vote=record.vote,
+            answers=[AnswerView(slot=a.slot, content=a.content, error=a.error) for a in answers],
+            models=_reveal(record),
         )
 
     async def conversation(

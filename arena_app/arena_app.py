@@ -9,9 +9,11 @@ from arena_app import routes
 from arena_app.backend import api
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
+from arena_app.pages.shared import shared_matchup
 from arena_app.state.arena import ArenaState
 from arena_app.state.insights import InsightsState
 from arena_app.state.leaderboard import LeaderboardState
+from arena_app.state.shared import SharedState
 
 
 def open_services():  # type: ignore[no-untyped-def]
@@ -32,6 +34,12 @@ app.add_page(
     route=routes.INSIGHTS,
     title="Insights · Arena",
     on_load=rx.redirect(routes.insights_tab("rankings")),
+)
+app.add_page(
+    shared_matchup,
+    route=routes.SHARED_MATCHUP,
+    title="A matchup · Arena",
+    on_load=SharedState.load,
 )
 _LOADERS = {
     "rankings": InsightsState.load_rankings,

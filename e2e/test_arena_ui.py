@@ -192,3 +192,30 @@ async def test_prompt_templates_survive_a_reload(product: ProductProcess, page: 
     await page.get_by_role("menuitem", name="Compare Rust and Go for CLI tools").click()
 
     await expect(page.get_by_test_id("prompt")).to_have_value("Compare Rust and Go for CLI tools")
+
+
+async def test_share_link_opens_the_voted_matchups_reveal(
+    product: ProductProcess, page: Page
+) -> None:
+    await page.goto(product.url + "/")
+    await _ask(page, "A question worth sharing")
+    await _wait_votable(page)
+    await page.get_by_test_id("vote-left").click()
+    await expect(page.get_by_test_id("reveal-A")).to_be_visible()
+
+    await page.get_by_test_id("share").click()
+    link = await page.evaluate("navigator.clipboard.readText()")
+    await page.goto(link)
+
+    assert re.fullmatch(rf"{re.escape(product.url)}/m/[0-9a-f-]{{36}}", link)
+    await expect(page.get_by_test_id("shared-prompt")).to_have_text("A question worth sharing")
+    await expect(page.get_by_test_id("shared-outcome")).to_contain_text("won")
+    await expect(page.get_by_text(re.compile(r"^Mock (?!.* won$)"))).to_have_count(2)
+
+
+async def test_an_unvoted_or_unknown_matchup_has_no_public_page(
+    product: ProductProcess, page: Page
+) -> None:
+    await page.goto(product.url + "/m/00000000-0000-0000-0000-000000000000")
+
+    await expect(page.get_by_test_id("shared-missing")).to_be_visible()

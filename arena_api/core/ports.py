@@ -19,6 +19,7 @@ from arena_api.core.records import (
     ConversationRecord,
     MatchupRecord,
     NewRound,
+    StoredAnswer,
     Vote,
 )
 from arena_api.core.views import (
@@ -259,6 +260,10 @@ class ArenaRepository(MatchmakingStats, LeaderboardPort, Protocol):
     async def add_steer(self, matchup_id: uuid.UUID, instruction: str, at: str) -> None: ...
 
     async def get_matchup(self, matchup_id: uuid.UUID) -> MatchupRecord | None: ...
+
+    async def get_matchup_content(
+        self, matchup_id: uuid.UUID
+    ) -> tuple[str, tuple[StoredAnswer, ...]] | None: ...
 
     async def get_conversation(self, conversation_id: uuid.UUID) -> ConversationRecord | None: ...
 

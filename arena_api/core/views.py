@@ -36,6 +36,7 @@ __all__ = [
     "RatingHistoryPoint",
     "RatingHistoryView",
     "RevealedModels",
+    "SharedMatchupView",
     "StyleCoefficientView",
     "StyleControl",
     "StyleControlView",
@@ -105,6 +106,16 @@ class AnswerView(View):
     slot: Slot
     content: str
     error: str | None
+
+
+class SharedMatchupView(View):
+    """A voted matchup's public reveal page (``/m/{id}``): nothing before the vote."""
+
+    matchup_id: str
+    prompt: str
+    vote: str
+    answers: list[AnswerView]
+    models: RevealedModels
 
 
 class TurnView(View):

@@ -302,6 +302,26 @@ class PostgresRepository:
 
     # -- reads -----------------------------------------------------------------------------------
 
+    async def get_matchup_content(
+        self, matchup_id: uuid.UUID
+    ) -> tuple[str, tuple[StoredAnswer, ...]] | None:
+        """A matchup's prompt and stored answers (slot order), or ``None`` if unknown."""
+        async with self._pool.acquire() as conn:
+            prompt = await conn.fetchval("SELECT prompt FROM matchups WHERE id = $1", matchup_id)
+            if prompt is None:
+                return None
+            rows = await conn.fetch(
+                "SELECT slot, id, content, error FROM responses WHERE matchup_id = $1 "
+                "ORDER BY slot",
+                matchup_id,
+            )
+        return prompt, tuple(
+            StoredAnswer(
+                slot=r["slot"], response_id=r["id"], content=r["content"], error=r["error"]
+            )
+            for r in rows
+        )
+
     async def get_matchup(self, matchup_id: uuid.UUID) -> MatchupRecord | None:
         async with self._pool.acquire() as conn:
             row = await conn.fetchrow(_GET_MATCHUP, matchup_id)
