@@ -13,6 +13,7 @@ import logging
 import math
 import random
 import secrets
+import time
 import uuid
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from dataclasses import dataclass
@@ -245,6 +246,7 @@ class ArenaService:
         matchup shared with a sibling request (see ``arena_api.core.join``). Every failure before
         streaming raises an ``ArenaError`` and leaves nothing stored.
         """
+        requested_at_ms = time.time_ns() // 1_000_000
         plan = resolve_plan(
             trigger=self._policy.trigger,
             exposure=self._policy.exposure,
@@ -255,7 +257,7 @@ class ArenaService:
         # Joining splits the two slots of a matchup; single and shadow rounds have one visible
         # slot, so a joinKey on them is ignored and each sibling is served on its own.
         if request.join_key is None or not self._join.enabled or plan != "matchup":
-            round_ = await self._open_round(request, plan)
+            round_ = await self._open_round(request, plan, requested_at_ms)
             return self._stream(round_, round_.channels[0], round_.started)
         if request.session_id is None:
             raise JoinError(
@@ -272,7 +274,7 @@ class ArenaService:
             handshake = await claim.handshake()
             return RoundStream(handshake.started, handshake.channel.events(handshake.started))
         try:
-            round_ = await self._open_round(request, plan)
+            round_ = await self._open_round(request, plan, requested_at_ms)
         except BaseException as exc:
             claim.fail(exc)
             raise
@@ -287,7 +289,9 @@ class ArenaService:
     def _stream(self, round_: _Round, channel: SlotChannel, started: MatchupStarted) -> RoundStream:
         return RoundStream(started, channel.events(started))
 
-    async def _open_round(self, request: ChatRequest, plan: Plan) -> _Round:
+    async def _open_round(
+        self, request: ChatRequest, plan: Plan, requested_at_ms: int | None = None
+    ) -> _Round:
         """Everything before streaming: context, pair, token, rows; then start the pump."""
         conversation: ConversationRecord | None = None
         if request.conversation_id is not None:
@@ -296,7 +300,11 @@ class ArenaService:
                 raise ConversationError(
                     "Conversation not found", status=404, code="conversation_not_found"
                 )
-        turn = next_turn(conversation, request.session_id) if conversation else None
+        turn = (
+            next_turn(conversation, request.session_id, requested_at_ms=requested_at_ms)
+            if conversation
+            else None
+        )
         history = turn.history if turn else ()
         messages = (*history, ChatMessage(role="user", content=request.prompt))
         roster = await self._playable_roster()

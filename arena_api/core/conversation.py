@@ -33,11 +33,27 @@ def is_continuable(conversation: ConversationRecord) -> bool:
     return answer is not None and answer.error is None
 
 
-def next_turn(conversation: ConversationRecord, session_id: str | None) -> NextTurn:
+def _created_ms(matchup_id: uuid.UUID) -> int | None:
+    """When a matchup was created, from its time-ordered (v7) id; ``None`` for other ids."""
+    return matchup_id.int >> 80 if matchup_id.version == 7 else None
+
+
+def next_turn(
+    conversation: ConversationRecord,
+    session_id: str | None,
+    *,
+    requested_at_ms: int | None = None,
+) -> NextTurn:
     """The position, parent and context of the turn that would continue ``conversation``.
+
+    Args:
+        requested_at_ms: when the continuing request arrived (Unix ms). A last turn created
+            after that was made by a concurrent request that won the race: that is a
+            conflict, not a turn the caller left unvoted.
 
     Raises:
         ConversationError: 403 ``conversation_forbidden`` for another session's conversation,
+            409 ``conversation_conflict`` when a concurrent request advanced it first,
             409 ``conversation_not_ready`` when the last turn has no winning response.
     """
     if conversation.session_id is not None and conversation.session_id != session_id:
@@ -45,6 +61,14 @@ def next_turn(conversation: ConversationRecord, session_id: str | None) -> NextT
             "Conversation session mismatch", status=403, code="conversation_forbidden"
         )
     if not is_continuable(conversation):
+        last = conversation.turns[-1] if conversation.turns else None
+        created = _created_ms(last.matchup_id) if last is not None else None
+        if created is not None and requested_at_ms is not None and created >= requested_at_ms:
+            raise ConversationError(
+                "Another request already advanced this conversation",
+                status=409,
+                code="conversation_conflict",
+            )
         raise ConversationError(
             "The previous turn has no decisive vote; start a new conversation",
             status=409,

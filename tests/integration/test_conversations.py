@@ -140,6 +140,23 @@ async def test_conversation_read_is_scoped_and_hides_the_pending_round(
     assert malformed.status_code == 400
 
 
+async def test_two_concurrent_continuations_one_wins_the_other_conflicts(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with serve_arena(db, database_url, tmp_path) as arena:
+        first = await _voted_turn(arena, "left")
+        body = {"conversationId": first["conversationId"]}
+
+        results = await asyncio.gather(
+            arena.chat(prompt="left branch", **body), arena.chat(prompt="right branch", **body)
+        )
+
+    outcomes = sorted(
+        (r.status_code, r.json()["code"] if r.status_code != 200 else "") for r, _ in results
+    )
+    assert outcomes == [(200, ""), (409, "conversation_conflict")]
+
+
 async def test_a_second_insert_at_the_same_turn_position_is_a_conversation_conflict(
     db: AsyncEngine, database_url: str
 ) -> None:
