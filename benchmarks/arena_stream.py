@@ -221,7 +221,9 @@ async def prepare_database(url: str) -> None:
 
 
 _BULK = """
-ALTER TABLE preferences DISABLE TRIGGER preferences_count_vote;
+ALTER TABLE matchups DISABLE TRIGGER USER;
+ALTER TABLE responses DISABLE TRIGGER USER;
+ALTER TABLE preferences DISABLE TRIGGER USER;
 CREATE TEMP TABLE pairs AS
   SELECT row_number() OVER () - 1 AS n, a.id AS a, b.id AS b,
          a.provider_model_id AS pa, b.provider_model_id AS pb
@@ -253,7 +255,9 @@ INSERT INTO preferences (id, matchup_id, vote, winner_model_id, anonymous_sessio
          (ARRAY['left', 'right', 'both_good', 'both_bad', 'skip'])[1 + i % 5],
          CASE i % 5 WHEN 0 THEN a WHEN 1 THEN b END, 'bench-' || (i % 5000), at
   FROM bulk;
-ALTER TABLE preferences ENABLE TRIGGER preferences_count_vote;
+ALTER TABLE matchups ENABLE TRIGGER USER;
+ALTER TABLE responses ENABLE TRIGGER USER;
+ALTER TABLE preferences ENABLE TRIGGER USER;
 SELECT arena_rebuild_vote_stats();
 """
 
