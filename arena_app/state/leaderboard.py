@@ -29,11 +29,14 @@ class LeaderboardState(rx.State):
             )
             rows.append(
                 {
-                    "rank": str(index),
+                    # Rank by interval overlap once rated (ties share a rank), else position.
+                    "rank": str(model.rank if model.rank is not None else index),
                     "name": model.display_name,
                     "score": score,
                     "style": style,
-                    "games": str(model.total_votes - model.skips),
+                    "games": str(
+                        model.games if model.games is not None else model.total_votes - model.skips
+                    ),
                 }
             )
         self.rows = rows
