@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import reflex as rx
 
@@ -27,6 +28,25 @@ def _card(title: str, lacks: str, has_data: rx.Var[bool], chart: rx.Component) -
         ),
         width="100%",
         data_testid=f"card-{title.lower().replace(' ', '-')}",
+    )
+
+
+def _horizontal(
+    *series: rx.Component,
+    data: rx.Var[list[dict[str, Any]]],
+    y_key: str = "name",
+    y_width: int = 120,
+    chart: Callable[..., rx.Component] = rx.recharts.bar_chart,
+) -> rx.Component:
+    """A chart with one row per category on the y axis (models, pairs, features)."""
+    return chart(
+        *series,
+        rx.recharts.y_axis(data_key=y_key, type_="category", width=y_width),
+        rx.recharts.graphing_tooltip(cursor=False),
+        data=data,
+        layout="vertical",
+        width="100%",
+        height=HEIGHT,
     )
 
 
@@ -89,25 +109,21 @@ def rankings_tab() -> rx.Component:
             "Win rate",
             "No votes yet.",
             s.rankings.length() > 0,
-            rx.recharts.bar_chart(
+            _horizontal(
                 rx.recharts.bar(
                     data_key="win_rate", fill=COLORS[0], bar_size=6, is_animation_active=False
                 ),
                 rx.recharts.reference_line(x=50, stroke="#8b8d98"),
                 rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
-                rx.recharts.y_axis(data_key="name", type_="category", width=120),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.rankings,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
+                y_key="name",
             ),
         ),
         _card(
             "Bradley-Terry rating (95% CI)",
             "No rating fit yet.",
             s.rated.length() > 0,
-            rx.recharts.composed_chart(
+            _horizontal(
                 rx.recharts.bar(
                     data_key="ci", fill="#c1c8f5", bar_size=6, is_animation_active=False
                 ),
@@ -118,19 +134,16 @@ def rankings_tab() -> rx.Component:
                     is_animation_active=False,
                 ),
                 rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
-                rx.recharts.y_axis(data_key="name", type_="category", width=120),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.rated,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
+                y_key="name",
+                chart=rx.recharts.composed_chart,
             ),
         ),
         _card(
             "Default vs style-controlled",
             "No style-controlled fit yet.",
             s.styled.length() > 0,
-            rx.recharts.line_chart(
+            _horizontal(
                 rx.recharts.line(
                     data_key="default",
                     stroke="transparent",
@@ -144,13 +157,10 @@ def rankings_tab() -> rx.Component:
                     dot={"r": 4, "fill": COLORS[1], "stroke": COLORS[1]},
                 ),
                 rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
-                rx.recharts.y_axis(data_key="name", type_="category", width=120),
-                rx.recharts.graphing_tooltip(cursor=False),
                 rx.recharts.legend(),
                 data=s.styled,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
+                y_key="name",
+                chart=rx.recharts.line_chart,
             ),
         ),
         _card(
@@ -171,7 +181,7 @@ def rankings_tab() -> rx.Component:
             "Vote outcomes",
             "No votes yet.",
             s.rankings.length() > 0,
-            rx.recharts.bar_chart(
+            _horizontal(
                 *(
                     rx.recharts.bar(
                         data_key=key, stack_id="o", fill=color, is_animation_active=False
@@ -183,13 +193,8 @@ def rankings_tab() -> rx.Component:
                     )
                 ),
                 rx.recharts.x_axis(type_="number"),
-                rx.recharts.y_axis(data_key="name", type_="category", width=120),
                 rx.recharts.legend(),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.rankings,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
             ),
         ),
         columns=rx.breakpoints(initial="1", lg="2"),
@@ -253,15 +258,12 @@ def head_to_head_tab() -> rx.Component:
             "Tie rate by pair",
             "No decided pairs yet.",
             s.tie_rates.length() > 0,
-            rx.recharts.bar_chart(
+            _horizontal(
                 rx.recharts.bar(data_key="tie_rate", fill="#ffc53d", is_animation_active=False),
                 rx.recharts.x_axis(type_="number", unit="%"),
-                rx.recharts.y_axis(data_key="pair", type_="category", width=200),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.tie_rates,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
+                y_key="pair",
+                y_width=200,
             ),
         ),
         rx.callout(s.components_note, icon="network", data_testid="connectivity"),
@@ -295,33 +297,25 @@ def style_tab() -> rx.Component:
             "Style coefficients (rating points)",
             "The style pass has not run yet.",
             s.coefficients.length() > 0,
-            rx.recharts.bar_chart(
+            _horizontal(
                 rx.recharts.bar(data_key="points", fill=COLORS[4], is_animation_active=False),
                 rx.recharts.reference_line(x=0, stroke="#8b8d98"),
                 rx.recharts.x_axis(type_="number"),
-                rx.recharts.y_axis(data_key="feature", type_="category", width=130),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.coefficients,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
+                y_key="feature",
+                y_width=130,
             ),
         ),
         _card(
             "Decisive win rate in slot A vs slot B",
             "No decisive votes yet.",
             s.positions.length() > 0,
-            rx.recharts.bar_chart(
+            _horizontal(
                 rx.recharts.bar(data_key="slot_a", fill=COLORS[0], is_animation_active=False),
                 rx.recharts.bar(data_key="slot_b", fill=COLORS[1], is_animation_active=False),
                 rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
-                rx.recharts.y_axis(data_key="name", type_="category", width=120),
                 rx.recharts.legend(),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.positions,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
             ),
         ),
         _scatter("Verbosity vs win rate", "tokens", "mean output tokens"),
@@ -331,15 +325,11 @@ def style_tab() -> rx.Component:
             "Stream duration p50 to p90 (ms)",
             "No answers recorded yet.",
             s.metrics.length() > 0,
-            rx.recharts.bar_chart(
+            _horizontal(
                 rx.recharts.bar(data_key="latency", fill=COLORS[5], is_animation_active=False),
                 rx.recharts.x_axis(type_="number"),
-                rx.recharts.y_axis(data_key="name", type_="category", width=120),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.metrics,
-                layout="vertical",
-                width="100%",
-                height=HEIGHT,
+                y_key="name",
             ),
         ),
         columns=rx.breakpoints(initial="1", lg="2"),
