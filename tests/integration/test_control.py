@@ -216,3 +216,24 @@ async def test_a_thousand_malformed_frames_do_not_disturb_a_healthy_round(
     assert len(replies) == 1000 and all(r["type"] == "error" for r in replies)
     assert reader.frames[-1][0] == "matchup_done"
     assert not any(name == "slot_error" for name, _ in reader.frames)
+
+
+async def test_steer_on_a_joined_matchup_restarts_both_siblings(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    env = {"ARENA_MOCK_TOKENS_PER_SECOND": "50", "ARENA_MOCK_TOKENS": "30"}
+    async with serve_arena(db, database_url, tmp_path, **env) as arena:
+        body = {"prompt": "p", "sessionId": "s", "joinKey": "steer-join"}
+        readers = [Reader(arena, body), Reader(arena, body)]
+        await asyncio.gather(*(r.started.wait() for r in readers))
+        matchup = readers[0].frames[0][1]["matchupId"]
+
+        reply = await _control(
+            arena, {"type": "steer", "matchupId": matchup, "instruction": "shorter"}
+        )
+        await asyncio.wait_for(asyncio.gather(*(r.task for r in readers)), timeout=10)
+
+    assert reply[0]["accepted"] is True
+    for reader in readers:
+        names = [name for name, _ in reader.frames]
+        assert names.count("steered") == 1 and names[-1] == "matchup_done"
