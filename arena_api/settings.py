@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SETTINGS", "Secret", "Setting", "Settings", "SettingsError", "load_settings"]
+__all__ = [
+    "SETTINGS",
+    "Secret",
+    "Setting",
+    "Settings",
+    "SettingsError",
+    "load_settings",
+    "read_setting",
+]
 
 
 class SettingsError(ValueError):
@@ -555,6 +563,23 @@ class Settings:
             raise SettingsError("ARENA_DEFAULT_MODEL", "", f"required when {reason}")
 
 
+def read_setting(setting: Setting, env: Mapping[str, str]) -> Any:
+    """One variable's parsed value from ``env`` (its aliases honoured), or ``None`` if unset
+    with no default.
+
+    Raises:
+        SettingsError: the value is malformed or out of range.
+    """
+    name = next((n for n in (setting.name, *setting.aliases) if n in env), setting.name)
+    raw = env.get(name, setting.default)
+    if raw is None:
+        return None
+    try:
+        return setting.parse(raw)
+    except _Invalid:
+        raise SettingsError(name, raw, setting.allowed) from None
+
+
 def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """Parse the environment (``os.environ`` by default) against ``SETTINGS``.
 
@@ -562,19 +587,11 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
         SettingsError: the first variable whose value is malformed or out of range.
     """
     env = os.environ if environ is None else environ
-    values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
-    for setting in SETTINGS:
-        name = next((n for n in (setting.name, *setting.aliases) if n in env), setting.name)
-        raw = env.get(name, setting.default)
-        sources[setting.name] = "env" if name in env else "default"
-        if raw is None:
-            values[setting.field] = None
-            continue
-        try:
-            values[setting.field] = setting.parse(raw)
-        except _Invalid:
-            raise SettingsError(name, raw, setting.allowed) from None
+    values = {setting.field: read_setting(setting, env) for setting in SETTINGS}
+    sources = {
+        s.name: "env" if any(n in env for n in (s.name, *s.aliases)) else "default"
+        for s in SETTINGS
+    }
     return Settings(**values, sources=sources)
 
 

@@ -33,7 +33,16 @@ RULES: dict[str, tuple[str, ...]] = {
         "arena_api.routes",
         "arena_api.db.migrations",
     ),
-    "arena_rating": ("numpy", "scipy", "sqlalchemy", "arena_rating", "arena_api.db.tables"),
+    # The rating process reads the schema and the one declaration of every variable; nothing
+    # else of arena_api.
+    "arena_rating": (
+        "numpy",
+        "scipy",
+        "sqlalchemy",
+        "arena_rating",
+        "arena_api.db.tables",
+        "arena_api.settings",
+    ),
 }
 
 
