@@ -204,6 +204,8 @@ async def test_share_link_opens_the_voted_matchups_reveal(
     await expect(page.get_by_test_id("reveal-A")).to_be_visible()
 
     await page.get_by_test_id("share").click()
+    await expect(page.get_by_text("Link to this matchup's reveal copied")).to_be_visible()
+    await page.wait_for_function("navigator.clipboard.readText().then((t) => t.length > 0)")
     link = await page.evaluate("navigator.clipboard.readText()")
     await page.goto(link)
 
