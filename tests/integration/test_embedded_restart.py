@@ -60,3 +60,18 @@ async def test_data_survives_a_restart_and_the_server_stops_with_the_app(tmp_pat
     assert kept == 1
     assert await _model_ids(dsn) == first_ids
     product.stop()
+
+
+def test_a_holder_killed_earlier_does_not_keep_the_server_running(tmp_path: Path) -> None:
+    from arena_api.db.engine import embedded_postgres
+
+    data_dir = tmp_path / "data"
+    with embedded_postgres(data_dir):
+        pass
+    handles = data_dir / "pgdata" / ".handle_pids.json"
+    handles.write_text(f"[{2**22 + 12345}]")  # above pid_max: a holder that is long gone
+
+    with embedded_postgres(data_dir):
+        assert _is_running(data_dir / "pgdata")
+
+    assert not _is_running(data_dir / "pgdata")
