@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import delete, func, select
+from sqlalchemy import Table, delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -81,6 +81,53 @@ async def _now(conn: AsyncConnection) -> datetime:
     return value
 
 
+# Row field -> column, per rating table (the tables name the same values differently).
+_RATING_COLUMNS = {
+    "rating": "rating",
+    "stderr": "rating_stderr",
+    "ci_lower": "ci_lower",
+    "ci_upper": "ci_upper",
+}
+_STYLE_COLUMNS = {
+    "rating": "style_controlled_rating",
+    "stderr": "style_controlled_stderr",
+    "ci_lower": "style_ci_lower",
+    "ci_upper": "style_ci_upper",
+}
+
+
+async def _replace_rated(
+    conn: AsyncConnection,
+    table: Table,
+    columns: Mapping[str, str],
+    rows: RatingRows,
+    computed_at: datetime,
+) -> list[dict[str, object]]:
+    """Make ``table`` hold exactly ``rows`` (upsert by model, delete the others); returns the
+    records written."""
+    records = [
+        {
+            "model_id": r["model_id"],
+            **{column: r[field] for field, column in columns.items()},
+            "component_id": r["component_id"],
+            "games": r["games"],
+            "computed_at": computed_at,
+        }
+        for r in rows.records()
+    ]
+    await conn.execute(delete(table).where(table.c.model_id.not_in(rows.model_ids)))
+    if records:
+        upsert = insert(table).values(records)
+        updated = [name for name in records[0] if name != "model_id"]
+        await conn.execute(
+            upsert.on_conflict_do_update(
+                index_elements=[table.c.model_id],
+                set_={name: upsert.excluded[name] for name in updated},
+            )
+        )
+    return records
+
+
 async def write_ratings(conn: AsyncConnection, rows: RatingRows) -> datetime:
     """Upsert ``model_ratings`` and append ``model_rating_history`` in one transaction.
 
@@ -91,41 +138,8 @@ async def write_ratings(conn: AsyncConnection, rows: RatingRows) -> datetime:
     """
     async with conn.begin():
         computed_at = await _now(conn)
-        records = [
-            {
-                "model_id": r["model_id"],
-                "rating": r["rating"],
-                "rating_stderr": r["stderr"],
-                "ci_lower": r["ci_lower"],
-                "ci_upper": r["ci_upper"],
-                "component_id": r["component_id"],
-                "games": r["games"],
-                "computed_at": computed_at,
-            }
-            for r in rows.records()
-        ]
-        await conn.execute(
-            delete(model_ratings).where(model_ratings.c.model_id.not_in(rows.model_ids))
-        )
+        records = await _replace_rated(conn, model_ratings, _RATING_COLUMNS, rows, computed_at)
         if records:
-            upsert = insert(model_ratings).values(records)
-            await conn.execute(
-                upsert.on_conflict_do_update(
-                    index_elements=[model_ratings.c.model_id],
-                    set_={
-                        name: upsert.excluded[name]
-                        for name in (
-                            "rating",
-                            "rating_stderr",
-                            "ci_lower",
-                            "ci_upper",
-                            "component_id",
-                            "games",
-                            "computed_at",
-                        )
-                    },
-                )
-            )
             await conn.execute(insert(model_rating_history).values(records))
     return computed_at
 
@@ -148,41 +162,7 @@ async def write_style(
         raise RatingInputError(f"coefficients must be finite values for exactly {features}")
     async with conn.begin():
         computed_at = await _now(conn)
-        records = [
-            {
-                "model_id": r["model_id"],
-                "style_controlled_rating": r["rating"],
-                "style_controlled_stderr": r["stderr"],
-                "style_ci_lower": r["ci_lower"],
-                "style_ci_upper": r["ci_upper"],
-                "component_id": r["component_id"],
-                "games": r["games"],
-                "computed_at": computed_at,
-            }
-            for r in rows.records()
-        ]
-        await conn.execute(
-            delete(model_style_ratings).where(model_style_ratings.c.model_id.not_in(rows.model_ids))
-        )
-        if records:
-            upsert = insert(model_style_ratings).values(records)
-            await conn.execute(
-                upsert.on_conflict_do_update(
-                    index_elements=[model_style_ratings.c.model_id],
-                    set_={
-                        name: upsert.excluded[name]
-                        for name in (
-                            "style_controlled_rating",
-                            "style_controlled_stderr",
-                            "style_ci_lower",
-                            "style_ci_upper",
-                            "component_id",
-                            "games",
-                            "computed_at",
-                        )
-                    },
-                )
-            )
+        await _replace_rated(conn, model_style_ratings, _STYLE_COLUMNS, rows, computed_at)
         await conn.execute(
             delete(style_control_coefficients).where(
                 style_control_coefficients.c.feature.not_in(list(features))
