@@ -531,16 +531,6 @@ class Settings:
     anomaly_min_gap_s: float
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
-    def async_database_url(self) -> str | None:
-        """``DATABASE_URL`` with the scheme SQLAlchemy's asyncpg dialect expects."""
-        if self.database_url is None:
-            return None
-        scheme, _, rest = self.database_url.partition("://")
-        return (
-            f"postgresql+asyncpg://{rest}" if scheme != "postgresql+asyncpg" else self.database_url
-        )
-
     def check_serving(self) -> None:
         """Cross-variable rules that only matter to a serving process.
 

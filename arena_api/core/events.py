@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from arena_api.core.models import Slot
@@ -24,7 +24,6 @@ __all__ = [
     "InternalToken",
     "MatchupDone",
     "MatchupStarted",
-    "PUBLIC_EVENTS",
     "PublicEvent",
     "RoundMode",
     "RunError",
@@ -34,7 +33,6 @@ __all__ = [
     "Steered",
     "Token",
     "TokenCountSource",
-    "public_event_adapter",
 ]
 
 RoundMode = Literal["matchup", "single", "shadow"]
@@ -165,13 +163,3 @@ PublicEvent = Annotated[
     MatchupStarted | Token | SlotError | SlotDone | Steered | RunError | MatchupDone,
     Field(discriminator="type"),
 ]
-PUBLIC_EVENTS: tuple[str, ...] = (
-    "matchup_started",
-    "token",
-    "slot_error",
-    "slot_done",
-    "steered",
-    "run_error",
-    "matchup_done",
-)
-public_event_adapter: TypeAdapter[PublicEvent] = TypeAdapter(PublicEvent)

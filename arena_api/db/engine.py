@@ -133,8 +133,3 @@ def _ensure_database(server: Any, name: str) -> None:
     exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{name}';")
     if "(1 row)" not in exists:
         server.psql(f"CREATE DATABASE {name};")
-
-
-def database_url_from_env() -> str | None:
-    """The URL a parent process handed to its children (see ``arena serve``)."""
-    return os.environ.get("DATABASE_URL") or None

@@ -102,9 +102,14 @@ def _lines(names: rx.Var[list[str]]) -> rx.Component:
     )
 
 
+def _tab_grid(*cards: rx.Component) -> rx.Component:
+    """A tab's cards: two columns on wide screens, one on narrow ones."""
+    return rx.grid(*cards, columns=rx.breakpoints(initial="1", lg="2"), spacing="4", width="100%")
+
+
 def rankings_tab() -> rx.Component:
     s = InsightsState
-    return rx.grid(
+    return _tab_grid(
         _card(
             "Win rate",
             "No votes yet.",
@@ -197,9 +202,6 @@ def rankings_tab() -> rx.Component:
                 data=s.rankings,
             ),
         ),
-        columns=rx.breakpoints(initial="1", lg="2"),
-        spacing="4",
-        width="100%",
     )
 
 
@@ -292,7 +294,7 @@ def _scatter(title: str, x_key: str, x_label: str) -> rx.Component:
 
 def style_tab() -> rx.Component:
     s = InsightsState
-    return rx.grid(
+    return _tab_grid(
         _card(
             "Style coefficients (rating points)",
             "The style pass has not run yet.",
@@ -332,15 +334,12 @@ def style_tab() -> rx.Component:
                 y_key="name",
             ),
         ),
-        columns=rx.breakpoints(initial="1", lg="2"),
-        spacing="4",
-        width="100%",
     )
 
 
 def activity_tab() -> rx.Component:
     s = InsightsState
-    return rx.grid(
+    return _tab_grid(
         _card(
             "Rating over time",
             "No rating history yet.",
@@ -394,9 +393,6 @@ def activity_tab() -> rx.Component:
                 height=HEIGHT,
             ),
         ),
-        columns=rx.breakpoints(initial="1", lg="2"),
-        spacing="4",
-        width="100%",
     )
 
 

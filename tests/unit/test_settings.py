@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from arena_api.db.engine import to_async_url
 from arena_api.settings import SETTINGS, Secret, SettingsError, load_settings, settings_markdown
 from tests.support import ROOT
 
@@ -84,7 +85,7 @@ def test_alias_of_refit_interval_is_accepted() -> None:
 
 def test_postgres_urls_users_write_map_to_the_async_driver() -> None:
     for url in ("postgres://u:p@h/db", "postgresql://u:p@h/db"):
-        assert load_settings({"DATABASE_URL": url}).async_database_url == (
+        assert to_async_url(load_settings({"DATABASE_URL": url}).database_url or "") == (
             "postgresql+asyncpg://u:p@h/db"
         )
 
