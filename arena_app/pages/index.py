@@ -46,7 +46,8 @@ def _prompt_box() -> rx.Component:
             placeholder=ArenaState.prompt_placeholder,
             rows="3",
             width="100%",
-            disabled=ArenaState.streaming,
+            # Until the event socket has hydrated the page, typing and clicks would be lost.
+            disabled=ArenaState.streaming | ~rx.State.is_hydrated,
             data_testid="prompt",
         ),
         rx.hstack(
@@ -72,7 +73,11 @@ def _prompt_box() -> rx.Component:
                     data_testid="stop",
                 ),
                 rx.button(
-                    rx.icon("send", size=14), "Send", on_click=ArenaState.send, data_testid="send"
+                    rx.icon("send", size=14),
+                    "Send",
+                    on_click=ArenaState.send,
+                    disabled=~rx.State.is_hydrated,
+                    data_testid="send",
                 ),
             ),
             width="100%",
