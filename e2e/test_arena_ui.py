@@ -16,6 +16,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 STREAM_TIMEOUT = 30_000
 
 
+async def _open(page: Page, url: str) -> None:
+    """Load the arena page and wait until it is hydrated (Send is disabled until then)."""
+    await page.goto(url)
+    await expect(page.get_by_test_id("send")).to_be_enabled(timeout=STREAM_TIMEOUT)
+
+
 async def _ask(page: Page, prompt: str) -> None:
     await page.get_by_test_id("prompt").fill(prompt)
     await page.get_by_test_id("send").click()
@@ -41,7 +47,7 @@ async def _roster(product: ProductProcess) -> set[str]:
 async def test_a_full_blind_round_streams_votes_and_reveals(
     product: ProductProcess, page: Page
 ) -> None:
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     await _ask(page, "Explain JWTs in simple terms")
 
     await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
@@ -60,7 +66,7 @@ async def test_a_full_blind_round_streams_votes_and_reveals(
 async def test_keyboard_shortcut_votes_and_a_follow_up_continues_from_the_winner(
     product: ProductProcess, page: Page
 ) -> None:
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     await _ask(page, "First question")
     await _wait_votable(page)
     await page.locator("body").click()
@@ -80,7 +86,7 @@ async def test_keyboard_shortcut_votes_and_a_follow_up_continues_from_the_winner
 async def test_a_tie_ends_the_branch_and_offers_a_new_conversation(
     product: ProductProcess, page: Page
 ) -> None:
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     await _ask(page, "Tell me a joke")
     await _wait_votable(page)
 
@@ -94,7 +100,7 @@ async def test_a_tie_ends_the_branch_and_offers_a_new_conversation(
 async def test_stop_ends_the_round_and_keeps_the_partial_answers(
     slow_product: ProductProcess, page: Page
 ) -> None:
-    await page.goto(slow_product.url + "/")
+    await _open(page, slow_product.url + "/")
     await _ask(page, "Write a very long essay")
     await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
 
@@ -108,7 +114,7 @@ async def test_stop_ends_the_round_and_keeps_the_partial_answers(
 async def test_hostile_model_output_never_runs_and_a_failed_slot_shows_its_error(
     hostile_product: ProductProcess, page: Page
 ) -> None:
-    await page.goto(hostile_product.url + "/")
+    await _open(page, hostile_product.url + "/")
     await _ask(page, "Say something dangerous")
 
     await expect(page.get_by_test_id("error-A").or_(page.get_by_test_id("error-B"))).to_be_visible(
@@ -130,6 +136,30 @@ async def test_hostile_model_output_never_runs_and_a_failed_slot_shows_its_error
     await screenshot(page, "arena-hostile-and-failed-slot")
 
 
+async def test_a_streamed_answer_ends_as_its_whole_markdown(
+    markdown_product: ProductProcess, page: Page
+) -> None:
+    """Streamed in three-character pieces, the answer is cut into blocks and re-rendered many
+    times; what stays on screen must be the Markdown of the whole answer."""
+    await _open(page, markdown_product.url + "/")
+    await _ask(page, "Show me some Markdown")
+    await _wait_votable(page)
+
+    for slot in "AB":
+        pane = page.get_by_test_id(f"pane-{slot}")
+        await expect(pane.locator("h2")).to_have_text("Plan")
+        await expect(pane.locator("strong")).to_have_text("bold")
+        await expect(pane.locator("ol")).to_have_count(1)
+        await expect(pane.locator("ol li")).to_have_count(3)
+        await expect(pane.locator("pre")).to_have_count(1)
+        await expect(pane.locator("pre")).to_contain_text("return x * 2")
+        await expect(pane.locator("table tr")).to_have_count(3)
+        await expect(pane.locator("blockquote")).to_have_text("A quote.")
+        text = await pane.inner_text()
+        assert text.rstrip().endswith("The last paragraph ends here.")
+        assert not any(mark in text for mark in ("**", "```", "|---", "## "))
+
+
 async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
     product: ProductProcess, page: Page
 ) -> None:
@@ -141,7 +171,7 @@ async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
             "framereceived", lambda frame: received.append(frame if isinstance(frame, str) else "")
         ),
     )
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     await expect(page.get_by_test_id("leaderboard").locator("tbody tr")).to_have_count(4)
     received.clear()  # the public leaderboard (loaded before the round) names models by design
     responses: list[str] = []
@@ -171,22 +201,22 @@ _PAGE_WITHOUT_LEADERBOARD = """() => {
 
 
 async def test_theme_choice_is_remembered(product: ProductProcess, page: Page) -> None:
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     before = await page.evaluate("document.documentElement.className")
 
     await page.get_by_test_id("theme-toggle").click()
-    await page.reload()
+    await _open(page, product.url + "/")
 
     after = await page.evaluate("document.documentElement.className")
     assert ("dark" in before) != ("dark" in after)
 
 
 async def test_prompt_templates_survive_a_reload(product: ProductProcess, page: Page) -> None:
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     await page.get_by_test_id("prompt").fill("Compare Rust and Go for CLI tools")
     await page.get_by_test_id("templates").click()
     await page.get_by_test_id("save-template").click()
-    await page.reload()
+    await _open(page, product.url + "/")
 
     await page.get_by_test_id("templates").click()
     await page.get_by_role("menuitem", name="Compare Rust and Go for CLI tools").click()
@@ -197,7 +227,7 @@ async def test_prompt_templates_survive_a_reload(product: ProductProcess, page: 
 async def test_share_link_opens_the_voted_matchups_reveal(
     product: ProductProcess, page: Page
 ) -> None:
-    await page.goto(product.url + "/")
+    await _open(page, product.url + "/")
     await _ask(page, "A question worth sharing")
     await _wait_votable(page)
     await page.get_by_test_id("vote-left").click()
