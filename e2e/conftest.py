@@ -127,6 +127,32 @@ def hostile_product(
 
 
 @pytest.fixture(scope="session")
+def markdown_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """Two OpenAI-compatible models on a local fake, both streaming ``MARKDOWN_ANSWER`` a few
+    characters at a time."""
+    folder = tmp_path_factory.mktemp("markdown")
+    roster = folder / "models.yaml"
+    roster.write_text(
+        "models:\n"
+        "  - {display_name: Writer, provider: openai, provider_model_id: writer--markdown}\n"
+        "  - {display_name: Scribe, provider: openai, provider_model_id: scribe--markdown}\n"
+    )
+    with ServerThread(create_app(Recorder()), free_port()) as vendor:
+        server = _serve(
+            fresh_database,
+            folder,
+            ARENA_MODELS_FILE=str(roster),
+            ARENA_MOCK_PROVIDER="0",
+            OPENAI_BASE_URL=f"{vendor.url}/v1",
+            OPENAI_API_KEY="sk-test",
+        )
+        yield server
+        server.stop()
+
+
+@pytest.fixture(scope="session")
 async def browser() -> AsyncIterator[Browser]:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(

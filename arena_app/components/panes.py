@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
+from arena_app.state.arena import LivePane
+
 
 def answer(text: rx.Var[str]) -> rx.Component:
     """Model output is untrusted: Markdown without raw HTML (react-markdown also drops
@@ -11,10 +13,16 @@ def answer(text: rx.Var[str]) -> rx.Component:
     return rx.markdown(text, use_raw=False, class_name="arena-answer")
 
 
+@rx.memo
+def markdown_block(text: rx.Var[str]) -> rx.Component:
+    """Markdown that renders again only when its text changes (memoised), not on every flush
+    of the pane around it."""
+    return answer(text)
+
+
 def pane(
     slot: str,
-    head: rx.Var[str],
-    tail: rx.Var[str],
+    live: type[LivePane],
     error: rx.Var[str],
     done: rx.Var[bool],
     streaming: rx.Var[bool],
@@ -46,7 +54,13 @@ def pane(
                     data_testid=f"error-{slot}",
                 ),
             ),
-            rx.box(answer(head), answer(tail), width="100%", data_testid=f"pane-{slot}"),
+            rx.box(
+                rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
+                live.fresh,
+                class_name="arena-live",
+                width="100%",
+                data_testid=f"pane-{slot}",
+            ),
             spacing="2",
             width="100%",
             align="start",

@@ -8,7 +8,7 @@ from arena_app.components.layout import layout
 from arena_app.components.leaderboard import leaderboard
 from arena_app.components.panes import pane, past_turn
 from arena_app.components.vote_bar import vote_bar
-from arena_app.state.arena import ArenaState, PaneHeadState, TemplateState
+from arena_app.state.arena import ArenaState, PaneAState, PaneBState, TemplateState
 
 
 def _templates() -> rx.Component:
@@ -109,8 +109,7 @@ def index() -> rx.Component:
                         rx.grid(
                             pane(
                                 "A",
-                                PaneHeadState.head_a,
-                                ArenaState.tail_a,
+                                PaneAState,
                                 ArenaState.error_a,
                                 ArenaState.done_a,
                                 ArenaState.streaming,
@@ -118,8 +117,7 @@ def index() -> rx.Component:
                             ),
                             pane(
                                 "B",
-                                PaneHeadState.head_b,
-                                ArenaState.tail_b,
+                                PaneBState,
                                 ArenaState.error_b,
                                 ArenaState.done_b,
                                 ArenaState.streaming,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from typing import Any
 
@@ -18,13 +19,14 @@ from arena_api.core.events import MatchupDone, RunError, SlotDone, SlotError, St
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
 from arena_app.state.leaderboard import LeaderboardState
+from arena_app.state.pane_text import freeze_blocks
 
-# At most one state delta per 20 ms per round (measured: p50 17 ms, p95 56 ms from model to page
-# with two models at 100 tokens/s; 50 ms gave p50 34 ms): a token after a quiet spell shows at
-# once, a fast stream is batched. Each pane's text is a frozen head (whole Markdown blocks, in
-# ``PaneHeadState``) plus a short tail (here): a flush sends and re-renders only the tail, so
-# neither the bytes on the wire nor the browser's Markdown work per flush grow with the answer.
-FRAME_S = 0.02
+# Each answer streams into a state of its own (``PaneAState``, ``PaneBState``), so that a flush
+# re-renders one pane, not the page. ``FRAME_S`` is the least time between two flushes of a
+# round. A flush shows new words as plain text after the open Markdown block; the browser parses
+# that block again only when a line ends, a code block grows or ``FOLD_S`` has passed.
+FRAME_S = 0.005
+FOLD_S = 0.1
 TAIL_CHARS = 1024
 VOTE_LABELS = {
     "left": "A is better",
@@ -35,35 +37,45 @@ VOTE_LABELS = {
 }
 
 
-class PaneHeadState(rx.State):
-    """The frozen beginnings of both answers. A state of its own, so that the browser re-renders
-    their Markdown only when a block is frozen, not on every streamed token."""
+class LivePane(rx.State, mixin=True):
+    """One answer as it streams (see ``pane_text``): its Markdown blocks, the last one still
+    open, and the words that came after the open block was last rendered (``fresh``, shown as
+    plain text). A frozen block keeps its place in the list, so the browser never renders it
+    again. ``_text`` keeps the answer as the model wrote it."""
 
-    head_a: str = ""
-    head_b: str = ""
+    blocks: list[str] = []
+    fresh: str = ""
+    _text: str = ""
+    _in_code: bool = False
+    _folded_at: float = 0.0
+
+    def _clear(self) -> None:
+        if self._text:
+            self.blocks, self.fresh, self._text, self._in_code = [], "", "", False
+
+    def _append(self, text: str, now: float) -> None:
+        self._text += text
+        self.fresh += text
+        if "\n" in text or self._in_code or now - self._folded_at >= FOLD_S:
+            self._fold(now)
+
+    def _fold(self, now: float) -> None:
+        """Take the fresh words into the Markdown of the open block."""
+        if not self.fresh:
+            return
+        *whole, open_block = self.blocks or [""]
+        frozen, rest, self._in_code = freeze_blocks(open_block + self.fresh, TAIL_CHARS)
+        self.blocks = [*whole, *frozen, rest]
+        self.fresh = ""
+        self._folded_at = now
 
 
-def split_stable(tail: str, limit: int) -> tuple[str, str]:
-    """Split ``tail`` into (whole Markdown blocks to freeze, the rest) once it exceeds ``limit``.
+class PaneAState(LivePane, rx.State):
+    """The answer in pane A."""
 
-    A block ends at a blank line outside a code fence, so each part renders as it would inside
-    the whole text. A tail with no such boundary past ``2 * limit`` is cut at its last newline
-    (or space) so that one enormous paragraph cannot make every flush expensive.
-    """
-    if len(tail) <= limit:
-        return "", tail
-    cut, fences, position = -1, 0, 0
-    for line in tail.splitlines(keepends=True):
-        position += len(line)
-        if line.lstrip().startswith(("```", "~~~")):
-            fences += 1
-        elif not line.strip() and fences % 2 == 0 and position < len(tail):
-            cut = position
-    if cut <= 0 and len(tail) > 2 * limit:
-        cut = max(tail.rfind("\n", 0, len(tail) - 1), tail.rfind(" ", 0, len(tail) - 1)) + 1
-    if cut <= 0:
-        return "", tail
-    return tail[:cut], tail[cut:]
+
+class PaneBState(LivePane, rx.State):
+    """The answer in pane B."""
 
 
 class ArenaState(rx.State):
@@ -71,8 +83,6 @@ class ArenaState(rx.State):
 
     session_id: str = rx.LocalStorage("", name="arena_session")
     prompt: str = ""
-    tail_a: str = ""
-    tail_b: str = ""
     error_a: str = ""
     error_b: str = ""
     done_a: bool = False
@@ -136,13 +146,13 @@ class ArenaState(rx.State):
     async def _archive_round(self) -> None:
         """Move the voted round into the conversation's history above the panes."""
         if self.matchup_id and self.vote_cast:
-            heads = await self.get_state(PaneHeadState)
+            pane_a, pane_b = await self._panes()
             self.turns = [
                 *self.turns,
                 {
                     "prompt": self._last_prompt,
-                    "a": heads.head_a + self.tail_a,
-                    "b": heads.head_b + self.tail_b,
+                    "a": pane_a._text,
+                    "b": pane_b._text,
                     "reveal_a": self.reveal_a,
                     "reveal_b": self.reveal_b,
                     "outcome": self.outcome,
@@ -190,20 +200,12 @@ class ArenaState(rx.State):
             self._token = started.matchup_token or ""
         await self._pump(round_.events)
 
-    async def _reset_text(self) -> None:
-        self.tail_a = self.tail_b = ""
-        heads = await self.get_state(PaneHeadState)
-        if heads.head_a or heads.head_b:
-            heads.head_a = heads.head_b = ""
+    async def _panes(self) -> tuple[LivePane, LivePane]:
+        return await self.get_state(PaneAState), await self.get_state(PaneBState)
 
-    async def _append(self, slot: str, text: str) -> None:
-        if not text:
-            return
-        moved, tail = split_stable(getattr(self, f"tail_{slot}") + text, TAIL_CHARS)
-        if moved:
-            heads = await self.get_state(PaneHeadState)
-            setattr(heads, f"head_{slot}", getattr(heads, f"head_{slot}") + moved)
-        setattr(self, f"tail_{slot}", tail)
+    async def _reset_text(self) -> None:
+        for pane in await self._panes():
+            pane._clear()
 
     async def _pump(self, events: Any) -> None:
         """Consume the round's public events; a flusher task applies them once per frame."""
@@ -221,11 +223,15 @@ class ArenaState(rx.State):
             applied, clear_text = statuses[:], reset
             statuses.clear()
             reset = False
+            now = time.monotonic()
             async with self:
                 if clear_text:
                     await self._reset_text()
-                await self._append("a", chunks["A"])
-                await self._append("b", chunks["B"])
+                for pane, text in zip(await self._panes(), chunks.values(), strict=True):
+                    if text:
+                        pane._append(text, now)
+                    if applied or finished:
+                        pane._fold(now)
                 for status in applied:
                     self._apply(status)
 
@@ -255,8 +261,7 @@ class ArenaState(rx.State):
             dirty.set()
             await asyncio.gather(task, return_exceptions=True)
             await events.aclose()
-            if any(buffered.values()) or statuses or reset:
-                await flush()
+            await flush()
             async with self:
                 self.streaming = False
 

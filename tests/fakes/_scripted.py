@@ -22,7 +22,7 @@ class BrokenStream(Exception):
 
 
 class ScriptedStream(Response):
-    """Sends ``pieces`` as a chunked 200 body, then:
+    """Sends ``pieces`` as a chunked 200 body (``interval`` seconds apart), then:
 
     * ``end``: finishes the body properly;
     * ``break``: raises ``BrokenStream``; uvicorn logs it and closes the socket without the
@@ -37,6 +37,7 @@ class ScriptedStream(Response):
         media_type: str,
         recorder: Recorder,
         ending: Ending = "end",
+        interval: float = 0.0,
     ) -> None:
         self.status_code = 200
         self.media_type = media_type
@@ -45,11 +46,14 @@ class ScriptedStream(Response):
         self.pieces = list(pieces)
         self.recorder = recorder
         self.ending = ending
+        self.interval = interval
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
         for piece in self.pieces:
             await send({"type": "http.response.body", "body": piece, "more_body": True})
+            if self.interval:
+                await anyio.sleep(self.interval)
         if self.ending == "break":
             raise BrokenStream("the fake drops the connection mid-body")
         if self.ending == "stall":

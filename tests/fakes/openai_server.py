@@ -21,7 +21,14 @@ from starlette.routing import Route
 from tests.fakes._recording import Recorder, behaviour_of
 from tests.fakes._scripted import Ending, ScriptedStream
 
-__all__ = ["HOSTILE_TOKENS", "OK_OUTPUT_TOKENS", "OK_TOKENS", "create_app", "model_version"]
+__all__ = [
+    "HOSTILE_TOKENS",
+    "MARKDOWN_ANSWER",
+    "OK_OUTPUT_TOKENS",
+    "OK_TOKENS",
+    "create_app",
+    "model_version",
+]
 
 OK_TOKENS = ("Hello", " from", " the", " fake", ".")
 OK_OUTPUT_TOKENS = len(OK_TOKENS)
@@ -32,8 +39,17 @@ HOSTILE_TOKENS = (
     "[click me](javascript:window.__pwned='link') ",
     "<a href=\"javascript:window.__pwned='anchor'\">anchor</a>",
 )
+# An answer using most of Markdown, streamed three characters at a time ("markdown").
+MARKDOWN_ANSWER = (
+    "## Plan\n\nA first paragraph with **bold** words and `inline code`.\n\n"
+    "1. one\n2. two\n\n3. three, after a blank line\n\n"
+    "```python\ndef double(x):\n\n    return x * 2\n```\n\n"
+    "| key | value |\n|---|---|\n| a | 1 |\n| b | 2 |\n\n"
+    "> A quote.\n\nThe last paragraph ends here."
+)
+MARKDOWN_PIECE, MARKDOWN_INTERVAL = 3, 0.004
 STREAMING_BEHAVIOURS = frozenset(
-    {"ok", "hostile", "disconnect", "stall", "truncated", "error-line", "garbage"}
+    {"ok", "hostile", "markdown", "disconnect", "stall", "truncated", "error-line", "garbage"}
 )
 PROMPT_TOKENS = 11
 
@@ -122,8 +138,17 @@ def create_app(recorder: Recorder) -> Starlette:
         chunks = _Chunks(model, include_usage)
         pieces = [chunks.delta({"role": "assistant", "content": ""})]
         ending: Ending = "end"
-        if behaviour in ("ok", "hostile"):
-            tokens = HOSTILE_TOKENS if behaviour == "hostile" else OK_TOKENS
+        interval = 0.0
+        if behaviour in ("ok", "hostile", "markdown"):
+            tokens: tuple[str, ...] = OK_TOKENS
+            if behaviour == "hostile":
+                tokens = HOSTILE_TOKENS
+            elif behaviour == "markdown":
+                tokens = tuple(
+                    MARKDOWN_ANSWER[i : i + MARKDOWN_PIECE]
+                    for i in range(0, len(MARKDOWN_ANSWER), MARKDOWN_PIECE)
+                )
+                interval = MARKDOWN_INTERVAL
             pieces += [chunks.delta({"content": token}) for token in tokens]
             pieces.append(chunks.delta({}, finish_reason="stop"))
             if include_usage:
@@ -146,7 +171,11 @@ def create_app(recorder: Recorder) -> Starlette:
             error = {"message": f"{model} overloaded", "type": "server_error", "code": None}
             pieces.append(_event({"error": error}))
         return ScriptedStream(
-            pieces, media_type="text/event-stream", recorder=recorder, ending=ending
+            pieces,
+            media_type="text/event-stream",
+            recorder=recorder,
+            ending=ending,
+            interval=interval,
         )
 
     return Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])
