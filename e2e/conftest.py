@@ -100,18 +100,18 @@ def slow_product(
     server.stop()
 
 
-@pytest.fixture(scope="session")
-def hostile_product(
-    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+def _on_fake_openai(
+    fresh_database: Callable[[], str], folder: Path, models: dict[str, str]
 ) -> Iterator[ProductProcess]:
-    """Two OpenAI-compatible models on a local fake: one answers with hostile HTML and
-    ``javascript:`` links, the other fails before its first token."""
-    folder = tmp_path_factory.mktemp("hostile")
+    """The product with a roster of ``models`` (display name: the fake's model id, whose
+    ``--behaviour`` suffix says how it answers) served by a local fake OpenAI endpoint."""
     roster = folder / "models.yaml"
     roster.write_text(
         "models:\n"
-        "  - {display_name: Evil, provider: openai, provider_model_id: evil--hostile}\n"
-        "  - {display_name: Broken, provider: openai, provider_model_id: broken--server-error}\n"
+        + "".join(
+            f"  - {{display_name: {name}, provider: openai, provider_model_id: {model_id}}}\n"
+            for name, model_id in models.items()
+        )
     )
     with ServerThread(create_app(Recorder()), free_port()) as vendor:
         server = _serve(
@@ -124,32 +124,31 @@ def hostile_product(
         )
         yield server
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def hostile_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """One model answers with hostile HTML and ``javascript:`` links, the other fails before
+    its first token."""
+    yield from _on_fake_openai(
+        fresh_database,
+        tmp_path_factory.mktemp("hostile"),
+        {"Evil": "evil--hostile", "Broken": "broken--server-error"},
+    )
 
 
 @pytest.fixture(scope="session")
 def markdown_product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:
-    """Two OpenAI-compatible models on a local fake, both streaming ``MARKDOWN_ANSWER`` a few
-    characters at a time."""
-    folder = tmp_path_factory.mktemp("markdown")
-    roster = folder / "models.yaml"
-    roster.write_text(
-        "models:\n"
-        "  - {display_name: Writer, provider: openai, provider_model_id: writer--markdown}\n"
-        "  - {display_name: Scribe, provider: openai, provider_model_id: scribe--markdown}\n"
+    """Both models stream ``MARKDOWN_ANSWER`` a few characters at a time."""
+    yield from _on_fake_openai(
+        fresh_database,
+        tmp_path_factory.mktemp("markdown"),
+        {"Writer": "writer--markdown", "Scribe": "scribe--markdown"},
     )
-    with ServerThread(create_app(Recorder()), free_port()) as vendor:
-        server = _serve(
-            fresh_database,
-            folder,
-            ARENA_MODELS_FILE=str(roster),
-            ARENA_MOCK_PROVIDER="0",
-            OPENAI_BASE_URL=f"{vendor.url}/v1",
-            OPENAI_API_KEY="sk-test",
-        )
-        yield server
-        server.stop()
 
 
 @pytest.fixture(scope="session")
