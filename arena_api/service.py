@@ -674,13 +674,20 @@ class ArenaService:
         """The stored style coefficients and the models rated by both passes."""
         return await self._analytics_port().style_control()
 
-    async def rating_history(self, since: datetime | None = None) -> RatingHistoryView:
-        """Rating snapshots (one per model per refit) at or after ``since``, in time order.
+    async def rating_history(
+        self, since: datetime | None = None, *, points: int | None = None
+    ) -> RatingHistoryView:
+        """Rating snapshots (one per model per refit) at or after ``since``, in time order;
+        with ``points``, only the last refit of each of that many equal spans of time.
 
         Raises:
-            InvalidRequest: ``since`` has no timezone.
+            InvalidRequest: ``since`` has no timezone, or ``points`` is below 1.
         """
-        return await self._analytics_port().rating_history(_aware(since))
+        if points is not None and points < 1:
+            raise InvalidRequest(
+                "points must be at least 1", details={"points": ["must be at least 1"]}
+            )
+        return await self._analytics_port().rating_history(_aware(since), points)
 
 
 def _aware(since: datetime | None) -> datetime | None:

@@ -238,8 +238,12 @@ class AnalyticsPort(Protocol):
 
     async def style_control(self) -> StyleControlView: ...
 
-    async def rating_history(self, since: datetime | None) -> RatingHistoryView:
-        """Snapshots with ``computed_at >= since``, ordered by time then model id."""
+    async def rating_history(
+        self, since: datetime | None, points: int | None = None
+    ) -> RatingHistoryView:
+        """Snapshots with ``computed_at >= since``, ordered by time then model id. With
+        ``points``, the refits of at most that many equal spans of the time range: the last
+        refit of each span (the newest refit is always kept)."""
         ...
 
 

@@ -241,6 +241,19 @@ SELECT coalesce(json_agg(json_build_object(
   FROM model_rating_history
  {where}
 """
+# A refit stamps all its rows with one ``computed_at``. To thin a long history, the range of
+# refits is cut into :points equal spans and each span keeps its last refit.
+_THINNED_HISTORY_WHERE = """
+ WHERE computed_at IN (
+   WITH refits AS (SELECT DISTINCT computed_at FROM model_rating_history {where}),
+        span AS (SELECT min(computed_at) AS lo, max(computed_at) AS hi FROM refits)
+   SELECT max(r.computed_at)
+     FROM refits r CROSS JOIN span s
+    GROUP BY CASE WHEN s.hi = s.lo THEN 0 ELSE least(
+      floor(extract(epoch FROM r.computed_at - s.lo) / extract(epoch FROM s.hi - s.lo)
+            * :points),
+      :points - 1) END)
+"""
 _POINTS = TypeAdapter(list[RatingHistoryPoint])
 
 
@@ -377,9 +390,15 @@ class PostgresAnalytics:
             ],
         )
 
-    async def rating_history(self, since: datetime | None) -> RatingHistoryView:
+    async def rating_history(
+        self, since: datetime | None, points: int | None = None
+    ) -> RatingHistoryView:
         where = "" if since is None else "WHERE computed_at >= :since"
+        if points is not None:
+            where = _THINNED_HISTORY_WHERE.format(where=where)
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
-            points = await conn.execute(text(_HISTORY.format(where=where)), {"since": since})
-        return RatingHistoryView(models=models, points=_POINTS.validate_json(points.scalar_one()))
+            rows = await conn.execute(
+                text(_HISTORY.format(where=where)), {"since": since, "points": points}
+            )
+        return RatingHistoryView(models=models, points=_POINTS.validate_json(rows.scalar_one()))

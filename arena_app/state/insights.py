@@ -13,6 +13,9 @@ import reflex as rx
 from arena_app.backend import services
 
 OUTCOME_KEYS = ("left", "right", "both_good", "both_bad", "skip")
+# The rating-over-time chart shows at most this many refits, spread over the whole history (a
+# refit every 5 minutes makes 8,640 a month).
+HISTORY_POINTS = 200
 STYLE_UNITS = {
     "position": "left-slot advantage",
     "verbosity": "per std. dev. of output tokens",
@@ -254,7 +257,7 @@ class InsightsState(rx.State):
     @rx.event
     async def load_activity(self) -> None:
         await self._summary()
-        history = await services().arena.rating_history()
+        history = await services().arena.rating_history(points=HISTORY_POINTS)
         names = {m.id: m.display_name for m in history.models}
         by_time: dict[str, dict[str, Any]] = {}
         for point in history.points:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_api.db.analytics import PostgresAnalytics
 from tests.integration.analytics._history import arena_of, disable, rate
 
 T1 = datetime(2026, 7, 20, 9, 0, tzinfo=UTC)
@@ -160,3 +161,34 @@ async def test_rating_history_rejects_since_without_a_timezone(
 
     assert response.status_code == 400
     assert response.json()["details"] == {"since": ["needs a timezone, e.g. Z"]}
+
+
+async def test_a_thinned_rating_history_keeps_the_last_refit_of_each_span(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    refits = [T1 + timedelta(minutes=5 * i) for i in range(1000)]
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta") as (_, m):
+        async with db.begin() as conn:
+            await conn.execute(
+                text(
+                    "INSERT INTO model_rating_history (model_id, rating, rating_stderr, ci_lower, "
+                    "ci_upper, component_id, games, computed_at) "
+                    "SELECT model, i, 10, i - 19.6, i + 19.6, 0, 12, "
+                    "       CAST(:t0 AS timestamptz) + i * interval '5 minutes' "
+                    "  FROM generate_series(0, 999) AS i, "
+                    "       unnest(ARRAY[CAST(:a AS uuid), CAST(:b AS uuid)]) AS model"
+                ),
+                {"t0": T1, "a": m["Alpha"], "b": m["Beta"]},
+            )
+        analytics = PostgresAnalytics(db)
+        whole = await analytics.rating_history(None)
+        thinned = await analytics.rating_history(None, points=50)
+        recent = await analytics.rating_history(refits[900], points=10)
+        one = await analytics.rating_history(None, points=1)
+
+    assert len(whole.points) == 2000
+    # 1,000 evenly spaced refits in 50 spans: every 20th refit, each with both models' points
+    assert [p.computed_at for p in thinned.points[::2]] == refits[19::20]
+    assert [p.model_id for p in thinned.points[:2]] == sorted([str(m["Alpha"]), str(m["Beta"])])
+    assert [p.computed_at for p in recent.points[::2]] == refits[909::10]
+    assert {p.computed_at for p in one.points} == {refits[-1]}

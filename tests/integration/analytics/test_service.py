@@ -29,8 +29,10 @@ class _RecordingAnalytics:
         self.calls.append(("activity", (bucket, since)))
         return ActivityView(bucket="hour", models=[], votes=[], cumulative_games=[])
 
-    async def rating_history(self, since: datetime | None) -> RatingHistoryView:
-        self.calls.append(("rating_history", since))
+    async def rating_history(
+        self, since: datetime | None, points: int | None = None
+    ) -> RatingHistoryView:
+        self.calls.append(("rating_history", (since, points)))
         return RatingHistoryView(models=[], points=[])
 
     async def summary(self) -> SummaryView:  # pragma: no cover - not called here
@@ -84,8 +86,13 @@ async def test_reads_pass_validated_arguments_to_the_port() -> None:
 
     await service.activity("hour", since)
     await service.rating_history(since)
+    await service.rating_history(points=120)
 
-    assert port.calls == [("activity", ("hour", since)), ("rating_history", since)]
+    assert port.calls == [
+        ("activity", ("hour", since)),
+        ("rating_history", (since, None)),
+        ("rating_history", (None, 120)),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -105,4 +112,14 @@ async def test_bad_arguments_from_an_in_process_caller_are_refused(
         await getattr(_service(port), read)(*arguments)
 
     assert refused.value.details is not None and list(refused.value.details) == [field]
+    assert port.calls == []
+
+
+async def test_a_history_thinned_to_no_points_is_refused() -> None:
+    port = _RecordingAnalytics()
+
+    with pytest.raises(InvalidRequest) as refused:
+        await _service(port).rating_history(points=0)
+
+    assert refused.value.details is not None and list(refused.value.details) == ["points"]
     assert port.calls == []
