@@ -112,6 +112,8 @@ DISPLAY_SCALE = 400 / math.log(10)
 STYLE_FEATURE_ORDER = ("position", "verbosity", "formatting", "latency_ttft", "latency_duration")
 #: Covariates that are a constant rather than a per-vote delta: their coefficient is absolute.
 ABSOLUTE_STYLE_FEATURES = frozenset({"position"})
+# A thinned rating history keeps at most this many refits (``rating_history(points=...)``).
+MAX_HISTORY_POINTS = 10_000
 #: A readable amount of each raw delta (tokens, Markdown density 0..1, milliseconds).
 STYLE_UNITS: dict[str, tuple[float, str]] = {
     "verbosity": (100.0, "100 output tokens"),
@@ -681,11 +683,12 @@ class ArenaService:
         with ``points``, only the last refit of each of that many equal spans of time.
 
         Raises:
-            InvalidRequest: ``since`` has no timezone, or ``points`` is below 1.
+            InvalidRequest: ``since`` has no timezone, or ``points`` is outside 1..10,000.
         """
-        if points is not None and points < 1:
+        if points is not None and not 1 <= points <= MAX_HISTORY_POINTS:
             raise InvalidRequest(
-                "points must be at least 1", details={"points": ["must be at least 1"]}
+                f"points must be between 1 and {MAX_HISTORY_POINTS}",
+                details={"points": [f"must be between 1 and {MAX_HISTORY_POINTS}"]},
             )
         return await self._analytics_port().rating_history(_aware(since), points)
 

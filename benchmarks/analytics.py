@@ -33,11 +33,13 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena_api.db.analytics import PostgresAnalytics  # noqa: E402
 from arena_api.db.demo import DemoOptions, seed_demo  # noqa: E402
 from arena_api.db.engine import create_engine, embedded_postgres  # noqa: E402
 from arena_api.db.migrations import upgrade  # noqa: E402
 from arena_api.db.repository import seed_roster  # noqa: E402
 from arena_api.roster import load_roster  # noqa: E402
+from arena_app.state.insights import HISTORY_POINTS  # noqa: E402
 from benchmarks.arena_stream import SECRET, served  # noqa: E402
 
 LEADERBOARD_TARGET_MS = 100.0
@@ -185,6 +187,14 @@ async def measure(url: str, dsn: str, calls: int) -> list[tuple[str, list[float]
         )
         for label, path, target in paths:
             results.append((label, await _timed(getter(path), calls), target))
+    # What the Activity tab reads in-process: the history thinned to its chart's 200 refits.
+    engine = create_engine("postgresql+asyncpg://" + dsn.partition("://")[2])
+    try:
+        analytics = PostgresAnalytics(engine)
+        thinned = await _timed(lambda: analytics.rating_history(None, HISTORY_POINTS), calls)
+        results.append(("rating history, 200 refits (Activity tab)", thinned, ENDPOINT_TARGET_MS))
+    finally:
+        await engine.dispose()
     return results
 
 

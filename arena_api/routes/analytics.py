@@ -94,9 +94,27 @@ async def style_control(request: Request) -> Response:
     return _json(await _arena(request).style_control())
 
 
+def parse_points(params: QueryParams) -> int | None:
+    """The ``points`` parameter (thin the history to that many refits), or ``None``.
+
+    Raises:
+        InvalidRequest: it is not a whole number (the service checks its range).
+    """
+    raw = params.get("points")
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise InvalidRequest(
+            "points must be a whole number", details={"points": ["not a whole number"]}
+        ) from None
+
+
 async def rating_history(request: Request) -> Response:
     since = parse_since(request.query_params)
-    return _json(await _arena(request).rating_history(since))
+    points = parse_points(request.query_params)
+    return _json(await _arena(request).rating_history(since, points=points))
 
 
 _PREFIX = "/api/arena/analytics"

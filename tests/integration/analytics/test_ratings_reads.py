@@ -192,3 +192,34 @@ async def test_a_thinned_rating_history_keeps_the_last_refit_of_each_span(
     assert [p.model_id for p in thinned.points[:2]] == sorted([str(m["Alpha"]), str(m["Beta"])])
     assert [p.computed_at for p in recent.points[::2]] == refits[909::10]
     assert {p.computed_at for p in one.points} == {refits[-1]}
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"),
+    [pytest.param("1", 2, id="one-keeps-the-newest-refit"), pytest.param("2", 5, id="two")],
+)
+async def test_rating_history_points_thins_it_over_http(
+    db: AsyncEngine, database_url: str, tmp_path: Path, points: str, expected: int
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Zeta") as (arena, m):
+        await _history(db, m)
+
+        response = await arena.client.get(
+            "/api/arena/analytics/rating-history", params={"points": points}
+        )
+
+    assert response.status_code == 200
+    assert len(response.json()["points"]) == expected
+
+
+@pytest.mark.parametrize("points", ["0", "10001", "many", "1.5", ""])
+async def test_rating_history_refuses_a_bad_points(
+    db: AsyncEngine, database_url: str, tmp_path: Path, points: str
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha") as (arena, _):
+        response = await arena.client.get(
+            "/api/arena/analytics/rating-history", params={"points": points}
+        )
+
+    assert response.status_code == 400
+    assert list(response.json()["details"]) == ["points"]
