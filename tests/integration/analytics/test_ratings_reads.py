@@ -128,24 +128,25 @@ async def test_rating_history_orders_points_by_time_then_model_id(
 
 
 @pytest.mark.parametrize(
-    ("since", "expected"),
+    ("params", "expected"),
     [
-        pytest.param("2026-07-21T09:00:00Z", 2, id="at-a-refit-includes-it"),
-        pytest.param("2026-07-21T11:00:00+02:00", 2, id="same-instant-other-offset"),
-        pytest.param("2026-07-21T09:00:00.001Z", 0, id="just-after"),
-        pytest.param("2999-01-01T00:00:00Z", 0, id="in-the-future"),
-        pytest.param("2000-01-01T00:00:00Z", 5, id="long-ago"),
+        pytest.param({"since": "2026-07-21T09:00:00Z"}, 2, id="at-a-refit-includes-it"),
+        pytest.param({"since": "2026-07-21T11:00:00+02:00"}, 2, id="same-instant-other-offset"),
+        pytest.param({"since": "2026-07-21T09:00:00.001Z"}, 0, id="just-after"),
+        pytest.param({"since": "2999-01-01T00:00:00Z"}, 0, id="in-the-future"),
+        pytest.param({"since": "2000-01-01T00:00:00Z"}, 5, id="long-ago"),
+        pytest.param({"points": "1"}, 2, id="one-point-keeps-the-newest-refit"),
+        pytest.param({"points": "2"}, 5, id="two-points"),
+        pytest.param({"since": "2026-07-21T09:00:00Z", "points": "5"}, 2, id="since-and-points"),
     ],
 )
-async def test_rating_history_since_keeps_snapshots_at_or_after_it(
-    db: AsyncEngine, database_url: str, tmp_path: Path, since: str, expected: int
+async def test_rating_history_since_and_points_select_the_snapshots(
+    db: AsyncEngine, database_url: str, tmp_path: Path, params: dict[str, str], expected: int
 ) -> None:
     async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Zeta") as (arena, m):
         await _history(db, m)
 
-        response = await arena.client.get(
-            "/api/arena/analytics/rating-history", params={"since": since}
-        )
+        response = await arena.client.get("/api/arena/analytics/rating-history", params=params)
 
     assert response.status_code == 200
     assert len(response.json()["points"]) == expected
@@ -192,24 +193,6 @@ async def test_a_thinned_rating_history_keeps_the_last_refit_of_each_span(
     assert [p.model_id for p in thinned.points[:2]] == sorted([str(m["Alpha"]), str(m["Beta"])])
     assert [p.computed_at for p in recent.points[::2]] == refits[909::10]
     assert {p.computed_at for p in one.points} == {refits[-1]}
-
-
-@pytest.mark.parametrize(
-    ("points", "expected"),
-    [pytest.param("1", 2, id="one-keeps-the-newest-refit"), pytest.param("2", 5, id="two")],
-)
-async def test_rating_history_points_thins_it_over_http(
-    db: AsyncEngine, database_url: str, tmp_path: Path, points: str, expected: int
-) -> None:
-    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Zeta") as (arena, m):
-        await _history(db, m)
-
-        response = await arena.client.get(
-            "/api/arena/analytics/rating-history", params={"points": points}
-        )
-
-    assert response.status_code == 200
-    assert len(response.json()["points"]) == expected
 
 
 @pytest.mark.parametrize("points", ["0", "10001", "many", "1.5", ""])
