@@ -50,6 +50,41 @@ def _horizontal(
     )
 
 
+def _dumbbell(
+    data: rx.Var[list[dict[str, Any]]],
+    ends: tuple[tuple[str, str], tuple[str, str]],
+    x_axis: rx.Component,
+) -> rx.Component:
+    """Two values per row, ``ends`` = ((key, legend name), ...), joined by a bar over the row's
+    ``span`` ([low, high]). The dots are lines of zero width, so that the legend shows their
+    colours. Recharts passes a row's fields to the bar as props: no key may be ``style``."""
+    return _horizontal(
+        rx.recharts.bar(
+            data_key="span",
+            fill="#b9bbc6",
+            bar_size=3,
+            legend_type="none",
+            is_animation_active=False,
+        ),
+        *(
+            rx.recharts.line(
+                data_key=key,
+                name=name,
+                stroke=color,
+                stroke_width=0,
+                dot={"r": 5, "fill": color, "stroke": color},
+                legend_type="circle",
+                is_animation_active=False,
+            )
+            for (key, name), color in zip(ends, COLORS, strict=False)
+        ),
+        x_axis,
+        rx.recharts.legend(),
+        data=data,
+        chart=rx.recharts.composed_chart,
+    )
+
+
 def _summary() -> rx.Component:
     return rx.vstack(
         rx.hstack(
@@ -148,24 +183,10 @@ def rankings_tab() -> rx.Component:
             "Default vs style-controlled",
             "No style-controlled fit yet.",
             s.styled.length() > 0,
-            _horizontal(
-                rx.recharts.line(
-                    data_key="default",
-                    stroke="transparent",
-                    is_animation_active=False,
-                    dot={"r": 4, "fill": COLORS[0], "stroke": COLORS[0]},
-                ),
-                rx.recharts.line(
-                    data_key="style",
-                    stroke="transparent",
-                    is_animation_active=False,
-                    dot={"r": 4, "fill": COLORS[1], "stroke": COLORS[1]},
-                ),
+            _dumbbell(
+                s.styled,
+                (("default", "Default"), ("controlled", "Style-controlled")),
                 rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
-                rx.recharts.legend(),
-                data=s.styled,
-                y_key="name",
-                chart=rx.recharts.line_chart,
             ),
         ),
         _card(
@@ -305,19 +326,17 @@ def style_tab() -> rx.Component:
                 rx.recharts.x_axis(type_="number"),
                 data=s.coefficients,
                 y_key="feature",
-                y_width=130,
+                y_width=150,
             ),
         ),
         _card(
             "Decisive win rate in slot A vs slot B",
             "No decisive votes yet.",
             s.positions.length() > 0,
-            _horizontal(
-                rx.recharts.bar(data_key="slot_a", fill=COLORS[0], is_animation_active=False),
-                rx.recharts.bar(data_key="slot_b", fill=COLORS[1], is_animation_active=False),
+            _dumbbell(
+                s.positions,
+                (("slot_a", "In slot A"), ("slot_b", "In slot B")),
                 rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
-                rx.recharts.legend(),
-                data=s.positions,
             ),
         ),
         _scatter("Verbosity vs win rate", "tokens", "mean output tokens"),

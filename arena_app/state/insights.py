@@ -29,6 +29,11 @@ def _pct(part: float, whole: float) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
 
 
+def _span(a: float, b: float) -> list[float]:
+    """The bar joining a dumbbell's two dots."""
+    return [round(min(a, b), 1), round(max(a, b), 1)]
+
+
 class InsightsState(rx.State):
     """Summary strip and notice (every tab), then one group of rows per tab."""
 
@@ -131,7 +136,8 @@ class InsightsState(rx.State):
             {
                 "name": m.display_name,
                 "default": round(m.rating or 0, 1),
-                "style": round(m.style_controlled_rating or 0, 1),
+                "controlled": round(m.style_controlled_rating or 0, 1),
+                "span": _span(m.rating or 0, m.style_controlled_rating or 0),
             }
             for m in both
         ]
@@ -237,6 +243,9 @@ class InsightsState(rx.State):
                 "name": m.display_name,
                 "slot_a": _pct(m.slot_a_wins, m.slot_a_games),
                 "slot_b": _pct(m.slot_b_wins, m.slot_b_games),
+                "span": _span(
+                    _pct(m.slot_a_wins, m.slot_a_games), _pct(m.slot_b_wins, m.slot_b_games)
+                ),
             }
             for m in view.models
             if m.slot_a_games or m.slot_b_games
