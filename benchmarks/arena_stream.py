@@ -23,7 +23,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,20 +41,15 @@ from arena_api.db.engine import create_engine, embedded_postgres  # noqa: E402
 from arena_api.db.migrations import upgrade  # noqa: E402
 from arena_api.db.repository import seed_roster  # noqa: E402
 from arena_api.roster import load_roster  # noqa: E402
+from tests.support import free_port  # noqa: E402
 
 SECRET = "benchmark-secret-0123456789"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager
 def served(factory: str, env: dict[str, str]) -> Iterator[str]:
     """``benchmarks._apps:<factory>`` under granian (one worker) on a free port."""
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable,
         "-m",

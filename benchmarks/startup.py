@@ -18,7 +18,6 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,14 +33,9 @@ sys.path.insert(0, str(ROOT))
 
 from arena_api.db.engine import embedded_postgres  # noqa: E402
 from arena_app.build import ensure_frontend, reflex_env  # noqa: E402
+from tests.support import free_port  # noqa: E402
 
 STAMP = ROOT / ".web" / "arena-build.digest"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -86,14 +80,14 @@ def _time_until(command: list[str], env: dict[str, str], url: str) -> float:
 
 
 def _arena(data_dir: Path) -> float:
-    port = _free_port()
+    port = free_port()
     env = _env(ARENA_DATA_DIR=str(data_dir), PORT=str(port), DATABASE_URL="")
     command = [sys.executable, "-m", "arena_api", "serve"]
     return _time_until(command, env, f"http://127.0.0.1:{port}/health")
 
 
 def _reflex_prod(database_url: str) -> float:
-    port = _free_port()
+    port = free_port()
     env = _env(DATABASE_URL=database_url)
     command = [sys.executable, "-m", "reflex", "run", "--env", "prod", "--backend-port", str(port)]
     return _time_until(command, env, f"http://127.0.0.1:{port}/ping")

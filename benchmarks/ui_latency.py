@@ -23,19 +23,13 @@ import asyncio
 import contextlib
 import json
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import httpx
-import uvicorn
 from playwright.async_api import async_playwright
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -46,23 +40,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena_app.build import ensure_frontend, reflex_env  # noqa: E402
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
+from tests.support import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ProductProcess,
+    ServerThread,
+    free_port,
+)
 
 # Stamps count milliseconds from here, so that a token is about as long as a real one.
 EPOCH_MS = int(time.time() * 1000)
@@ -99,21 +83,6 @@ def stamping_model(tokens: int, rate: float) -> Starlette:
 
 
 @contextlib.contextmanager
-def in_thread(app: Starlette) -> Iterator[str]:
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-
-
-@contextlib.contextmanager
 def product(model_url: str, data_dir: Path) -> Iterator[str]:
     roster = data_dir / "models.yaml"
     roster.write_text(
@@ -121,41 +90,21 @@ def product(model_url: str, data_dir: Path) -> Iterator[str]:
         "  - {display_name: Left, provider: openai, provider_model_id: left}\n"
         "  - {display_name: Right, provider: openai, provider_model_id: right}\n"
     )
-    port = _free_port()
-    env = reflex_env(
-        {
-            **os.environ,
-            "PORT": str(port),
-            "ARENA_DATA_DIR": str(data_dir),
-            "ARENA_MODELS_FILE": str(roster),
-            "OPENAI_BASE_URL": f"{model_url}/v1",
-            "OPENAI_API_KEY": "sk-bench",
-            "ARENA_ALLOW_DEV_SECRET": "1",
-            "ARENA_RATING_WORKER": "off",
-            "DATABASE_URL": "",
-        }
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena_api", "serve"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    url = f"http://127.0.0.1:{port}"
+    env = {
+        "ARENA_DATA_DIR": str(data_dir),
+        "ARENA_MODELS_FILE": str(roster),
+        "OPENAI_BASE_URL": f"{model_url}/v1",
+        "OPENAI_API_KEY": "sk-bench",
+        "ARENA_ALLOW_DEV_SECRET": "1",
+        "ARENA_RATING_WORKER": "off",
+        "DATABASE_URL": "",
+    }
+    server = ProductProcess(reflex_env({**os.environ, **env}), free_port(), data_dir / "serve.log")
+    server.start()
     try:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError("arena serve exited")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            time.sleep(0.2)
-        yield url
+        yield server.url
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
+        server.stop()
 
 
 OBSERVE = """() => {
@@ -223,9 +172,7 @@ async def measure(
     raw: list[float] = []
     loads: list[float] = []
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
-        )
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for _ in range(rounds):
             context = await browser.new_context()  # cold: no cache, no storage
             page = await context.new_page()
@@ -257,8 +204,8 @@ def main() -> None:
     ensure_frontend()
     with (
         tempfile.TemporaryDirectory() as tmp,
-        in_thread(stamping_model(args.tokens, args.rate)) as model_url,
-        product(model_url, Path(tmp)) as url,
+        ServerThread(stamping_model(args.tokens, args.rate), free_port()) as model,
+        product(model.url, Path(tmp)) as url,
     ):
         ui, late, raw, loads = asyncio.run(measure(url, args.rounds, args.tokens))
     print(

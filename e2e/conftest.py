@@ -16,18 +16,15 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import create_app
-from tests.support import ROOT, ProductProcess, ServerThread, free_port
+from tests.support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    ProductProcess,
+    ServerThread,
+    free_port,
+)
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTEFACTS = ROOT / "test-results"
 
 

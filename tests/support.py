@@ -1,4 +1,5 @@
-"""Helpers the tests share: free ports, settings for a test database, a server in a thread."""
+"""Helpers the tests and benchmarks share: free ports, settings for a test database, a server in a
+thread, the product in a child process, the browser to drive."""
 
 from __future__ import annotations
 
@@ -23,6 +24,18 @@ from arena_api.settings import Settings, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 T = TypeVar("T")
+
+# Debian's chromium (never a downloaded browser), headless in a container.
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
