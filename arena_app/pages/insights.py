@@ -50,6 +50,26 @@ def _horizontal(
     )
 
 
+def _over_time(
+    *series: rx.Component,
+    data: rx.Var[list[dict[str, Any]]],
+    x_key: str,
+    y_axis: rx.Component | None = None,
+    chart: Callable[..., rx.Component] = rx.recharts.line_chart,
+) -> rx.Component:
+    """A chart with time along the x axis (``x_key``), a legend and a tooltip."""
+    return chart(
+        *series,
+        rx.recharts.x_axis(data_key=x_key),
+        y_axis or rx.recharts.y_axis(),
+        rx.recharts.legend(),
+        rx.recharts.graphing_tooltip(cursor=False),
+        data=data,
+        width="100%",
+        height=HEIGHT,
+    )
+
+
 def _dumbbell(
     data: rx.Var[list[dict[str, Any]]],
     ends: tuple[tuple[str, str], tuple[str, str]],
@@ -363,22 +383,18 @@ def activity_tab() -> rx.Component:
             "Rating over time",
             "No rating history yet.",
             s.history.length() > 0,
-            rx.recharts.line_chart(
+            _over_time(
                 _lines(s.history_names),
-                rx.recharts.x_axis(data_key="at"),
-                rx.recharts.y_axis(domain=["auto", "auto"]),
-                rx.recharts.legend(),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.history,
-                width="100%",
-                height=HEIGHT,
+                x_key="at",
+                y_axis=rx.recharts.y_axis(domain=["auto", "auto"]),
             ),
         ),
         _card(
             "Votes per day",
             "No votes yet.",
             s.volume.length() > 0,
-            rx.recharts.bar_chart(
+            _over_time(
                 *(
                     rx.recharts.bar(
                         data_key=key,
@@ -388,29 +404,16 @@ def activity_tab() -> rx.Component:
                     )
                     for key in OUTCOME_KEYS
                 ),
-                rx.recharts.x_axis(data_key="day"),
-                rx.recharts.y_axis(),
-                rx.recharts.legend(),
-                rx.recharts.graphing_tooltip(cursor=False),
                 data=s.volume,
-                width="100%",
-                height=HEIGHT,
+                x_key="day",
+                chart=rx.recharts.bar_chart,
             ),
         ),
         _card(
             "Cumulative games",
             "No votes yet.",
             s.cumulative.length() > 0,
-            rx.recharts.line_chart(
-                _lines(s.history_names),
-                rx.recharts.x_axis(data_key="day"),
-                rx.recharts.y_axis(),
-                rx.recharts.legend(),
-                rx.recharts.graphing_tooltip(cursor=False),
-                data=s.cumulative,
-                width="100%",
-                height=HEIGHT,
-            ),
+            _over_time(_lines(s.history_names), data=s.cumulative, x_key="day"),
         ),
     )
 
