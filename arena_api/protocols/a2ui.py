@@ -25,7 +25,6 @@ Both dialects are validated by construction: every line is built from a fixed te
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from arena_api.core.events import (
@@ -39,6 +38,7 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import json_line
 from arena_api.protocols.base import RunContext
 
@@ -49,23 +49,13 @@ BASIC_CATALOG_ID = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.j
 _NDJSON = "application/x-ndjson"
 
 
-class A2uiAdapter:
+class A2uiAdapter(ClosingAdapter):
     """The flat ``a2ui/1`` dialect."""
 
     name = "a2ui"
     media_type = _NDJSON
-    in_band_errors = False
 
-    def __init__(self, context: RunContext | None = None) -> None:
-        self._ended = False
-
-    @property
-    def headers(self) -> Mapping[str, str]:
-        return {}
-
-    def serialize(self, event: PublicEvent) -> bytes:
-        if self._ended:
-            return b""
+    def _frame(self, event: PublicEvent) -> bytes:
         if isinstance(event, Token):
             return _line("text_append", surface=event.slot, text=event.token)
         if isinstance(event, MatchupStarted):
@@ -78,41 +68,29 @@ class A2uiAdapter:
         if isinstance(event, Steered):
             return _line("steered", instruction=event.instruction)
         if isinstance(event, RunError):
-            self._ended = True
             return _line("session_error", code=event.code, message=event.message)
         if isinstance(event, MatchupDone):
-            self._ended = True
             return _line("session_done")
         raise TypeError(f"unknown public event {event!r}")
-
-    def finalize(self) -> bytes:
-        return b""
 
 
 def _line(kind: str, **fields: Any) -> bytes:
     return json_line({"v": A2UI_VERSION, "kind": kind, **fields})
 
 
-class A2uiV09Adapter:
+class A2uiV09Adapter(ClosingAdapter):
     """The A2UI v0.9 dialect (``createSurface``/``updateComponents``/``updateDataModel``)."""
 
     name = "a2ui-v0.9"
     media_type = _NDJSON
-    in_band_errors = False
 
     def __init__(self, context: RunContext | None = None) -> None:
+        super().__init__(context)
         self._surfaces: dict[Slot, str] = {}
         self._text: dict[Slot, str] = {}
         self._done: set[Slot] = set()
-        self._ended = False
 
-    @property
-    def headers(self) -> Mapping[str, str]:
-        return {}
-
-    def serialize(self, event: PublicEvent) -> bytes:
-        if self._ended:
-            return b""
+    def _frame(self, event: PublicEvent) -> bytes:
         if isinstance(event, Token):
             if event.slot not in self._surfaces:
                 return b""
@@ -142,7 +120,6 @@ class A2uiV09Adapter:
                 )
             return frames
         if isinstance(event, RunError):
-            self._ended = True
             message = f"{event.code}: {event.message}"
             return b"".join(
                 self._update(slot, "/error", message) + self._update(slot, "/status", "failed")
@@ -150,12 +127,8 @@ class A2uiV09Adapter:
                 if slot not in self._done
             )
         if isinstance(event, MatchupDone):
-            self._ended = True
             return b""
         raise TypeError(f"unknown public event {event!r}")
-
-    def finalize(self) -> bytes:
-        return b""
 
     def _start(self, event: MatchupStarted) -> bytes:
         metadata = {k: v for k, v in event.wire().items() if k != "type"}

@@ -37,6 +37,7 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import sse_data
 from arena_api.protocols._ingress import (
     build_request,
@@ -52,26 +53,20 @@ __all__ = ["PROTOCOL_VERSION", "AgUiAdapter", "parse_run_agent_input"]
 PROTOCOL_VERSION = "1.0"
 
 
-class AgUiAdapter:
+class AgUiAdapter(ClosingAdapter):
     name = "ag-ui"
     media_type = "text/event-stream"
     in_band_errors = True
 
     def __init__(self, context: RunContext | None = None) -> None:
+        super().__init__(context)
         context = context or RunContext()
         self._thread_id = context.thread_id
         self._run_id = context.run_id
         self._open: dict[Slot, str] = {}
         self._started = False
-        self._ended = False
 
-    @property
-    def headers(self) -> Mapping[str, str]:
-        return {}
-
-    def serialize(self, event: PublicEvent) -> bytes:
-        if self._ended:
-            return b""
+    def _frame(self, event: PublicEvent) -> bytes:
         if isinstance(event, Token):
             message_id = self._open.get(event.slot)
             if message_id is None:
@@ -91,7 +86,6 @@ class AgUiAdapter:
         if isinstance(event, Steered):
             return _event("CUSTOM", name="steered", value={"instruction": event.instruction})
         if isinstance(event, RunError):
-            self._ended = True
             return _event("RUN_ERROR", message=event.message, code=event.code)
         if isinstance(event, MatchupDone):
             return self._finish()
@@ -99,6 +93,7 @@ class AgUiAdapter:
 
     def finalize(self) -> bytes:
         if self._started and not self._ended:  # the round was stopped: settle the run
+            self._ended = True
             return self._finish(outcome={"type": "cancelled"})
         return b""
 
@@ -134,7 +129,6 @@ class AgUiAdapter:
 
     def _finish(self, outcome: Mapping[str, Any] | None = None) -> bytes:
         frames = b"".join(self._end(slot) for slot in list(self._open))
-        self._ended = True
         extra = {"outcome": outcome} if outcome is not None else {}
         finished = _event("RUN_FINISHED", threadId=self._thread_id, runId=self._run_id, **extra)
         return frames + finished

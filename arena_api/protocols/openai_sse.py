@@ -37,6 +37,7 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import build_request, newest_user_message, unsupported_part
 from arena_api.protocols.base import ClientRequest, RunContext
@@ -49,25 +50,18 @@ COMPLETION_MODEL = "omni-arena"
 _INDEX: Mapping[Slot, int] = {"A": 0, "B": 1}
 
 
-class OpenAiSseAdapter:
+class OpenAiSseAdapter(ClosingAdapter):
     name = "openai"
     media_type = "text/event-stream"
-    in_band_errors = False
 
     def __init__(self, context: RunContext | None = None) -> None:
+        super().__init__(context)
         self._id = ""
         self._created = int(time.time())
         self._slots: tuple[Slot, ...] = ()
         self._finished: set[Slot] = set()
-        self._ended = False
 
-    @property
-    def headers(self) -> Mapping[str, str]:
-        return {}
-
-    def serialize(self, event: PublicEvent) -> bytes:
-        if self._ended:
-            return b""
+    def _frame(self, event: PublicEvent) -> bytes:
         if isinstance(event, Token):
             return self._chunk({event.slot: {"content": event.token}})
         if isinstance(event, MatchupStarted):
@@ -87,11 +81,9 @@ class OpenAiSseAdapter:
         if isinstance(event, Steered):
             return self._chunk({}, omni_arena_steered={"instruction": event.instruction})
         if isinstance(event, RunError):
-            self._ended = True
             error = {"message": event.message, "type": "omni_arena_error", "code": event.code}
             return sse_data({"error": error})
         if isinstance(event, MatchupDone):
-            self._ended = True
             return b""
         raise TypeError(f"unknown public event {event!r}")
 

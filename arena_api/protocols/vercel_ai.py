@@ -37,6 +37,7 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import build_request, newest_user_message, unsupported_part
 from arena_api.protocols.base import ClientRequest, RunContext
@@ -46,25 +47,22 @@ __all__ = ["UI_MESSAGE_STREAM_HEADERS", "VercelAiAdapter", "parse_use_chat_body"
 UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {"x-vercel-ai-ui-message-stream": "v1"}
 
 
-class VercelAiAdapter:
+class VercelAiAdapter(ClosingAdapter):
     name = "vercel-ai"
     media_type = "text/event-stream"
-    in_band_errors = False
 
     def __init__(self, context: RunContext | None = None) -> None:
+        super().__init__(context)
         self._text_id: str | None = None
         self._main: Slot | None = None
         self._text_open = False
         self._started = False
-        self._ended = False
 
     @property
     def headers(self) -> Mapping[str, str]:
         return UI_MESSAGE_STREAM_HEADERS
 
-    def serialize(self, event: PublicEvent) -> bytes:
-        if self._ended:
-            return b""
+    def _frame(self, event: PublicEvent) -> bytes:
         if isinstance(event, Token):
             if event.slot == self._main:
                 if not self._text_open:
@@ -84,10 +82,8 @@ class VercelAiAdapter:
             data = {"instruction": event.instruction}
             return sse_data({"type": "data-arena-steered", "data": data})
         if isinstance(event, RunError):
-            self._ended = True
             return sse_data({"type": "error", "errorText": event.message})
         if isinstance(event, MatchupDone):
-            self._ended = True
             return self._end_text() + sse_data({"type": "finish"})
         raise TypeError(f"unknown public event {event!r}")
 
