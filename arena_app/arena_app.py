@@ -11,6 +11,7 @@ import reflex as rx
 from arena_api.app import services_lifespan
 from arena_app import routes
 from arena_app.backend import api
+from arena_app.live import live_app
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
 from arena_app.pages.shared import shared_matchup
@@ -35,7 +36,8 @@ async def open_services() -> AsyncIterator[None]:
         yield
 
 
-app = rx.App(api_transformer=api, stylesheets=["/arena.css"])
+# The live feeds answer first, then the API, then Reflex (each mounts the one before it).
+app = rx.App(api_transformer=[api, live_app], stylesheets=["/arena.css"])
 app.register_lifespan_task(open_services)
 app.add_page(
     index,

@@ -6,7 +6,7 @@ import re
 
 import asyncpg
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Response, expect
 
 from e2e.conftest import screenshot
 from tests.support import ProductProcess
@@ -174,20 +174,23 @@ async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
     await _open(page, product.url + "/")
     await expect(page.get_by_test_id("leaderboard").locator("tbody tr")).to_have_count(4)
     received.clear()  # the public leaderboard (loaded before the round) names models by design
-    responses: list[str] = []
-    page.on("response", lambda r: responses.append(r.url))
+    responses: list[Response] = []
+    page.on("response", lambda r: responses.append(r))
 
     await _ask(page, "Who are you?")
     await _wait_votable(page)
     html = await page.evaluate(_PAGE_WITHOUT_LEADERBOARD)
-    before = "\n".join(received) + html
+    # The answers' words also come through the round's live feed (an EventSource).
+    feeds = [await r.text() for r in responses if "/_arena/live/" in r.url]
+    assert feeds and all('"slot":"A"' in feed and "event: end" in feed for feed in feeds)
+    before = "\n".join(received) + html + "".join(feeds)
     leaked = {word for word in forbidden if word in before}
     received.clear()
     await page.get_by_test_id("vote-left").click()
     await expect(page.get_by_test_id("reveal-A")).to_be_visible()
 
     assert not leaked, f"identities reached the browser before the vote: {leaked}"
-    assert not [url for url in responses if "/api/" in url]  # the UI never calls the HTTP API
+    assert not [r.url for r in responses if "/api/" in r.url]  # the UI never calls the HTTP API
     after = "\n".join(received)
     assert any(word in after for word in forbidden), "the reveal should name the models"
 

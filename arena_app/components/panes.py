@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from arena_app.components.live_tail import live_tail
 from arena_app.state.arena import LivePane
 
 
@@ -27,6 +28,7 @@ def pane(
     done: rx.Var[bool],
     streaming: rx.Var[bool],
     reveal: rx.Var[str],
+    feed: rx.Var[str],
 ) -> rx.Component:
     return rx.card(
         rx.vstack(
@@ -37,9 +39,11 @@ def pane(
                     rx.text(reveal, weight="bold", data_testid=f"reveal-{slot}"),
                 ),
                 rx.spacer(),
+                # Still, not a spinner: an animation repaints the page every frame, and while
+                # two answers stream that work delays their words (see benchmarks/ui_latency.py).
                 rx.cond(
                     streaming & ~done,
-                    rx.spinner(size="1"),
+                    rx.text("writing…", size="1", color_scheme="gray"),
                 ),
                 width="100%",
                 align="center",
@@ -56,7 +60,7 @@ def pane(
             ),
             rx.box(
                 rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
-                live.fresh,
+                live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
                 class_name="arena-live",
                 width="100%",
                 data_testid=f"pane-{slot}",

@@ -114,6 +114,7 @@ def index() -> rx.Component:
                                 ArenaState.done_a,
                                 ArenaState.streaming,
                                 ArenaState.reveal_a,
+                                ArenaState.live_feed,
                             ),
                             pane(
                                 "B",
@@ -122,6 +123,7 @@ def index() -> rx.Component:
                                 ArenaState.done_b,
                                 ArenaState.streaming,
                                 ArenaState.reveal_b,
+                                ArenaState.live_feed,
                             ),
                             columns=rx.breakpoints(initial="1", md="2"),
                             spacing="4",

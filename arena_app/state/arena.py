@@ -7,8 +7,8 @@ var (``_token``) and identities enter public vars only from the vote's reveal.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import time
 import uuid
 from typing import Any
 
@@ -18,15 +18,16 @@ from arena_api.core.errors import ArenaError
 from arena_api.core.events import MatchupDone, RunError, SlotDone, SlotError, Steered, Token
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
+from arena_app.live import LiveFeed, feeds
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.pane_text import freeze_blocks
 
 # Each answer streams into a state of its own (``PaneAState``, ``PaneBState``), so that a flush
-# re-renders one pane, not the page. ``FRAME_S`` is the least time between two flushes of a
-# round. A flush shows new words as plain text after the open Markdown block; the browser parses
-# that block again only when a line ends, a code block grows or ``FOLD_S`` has passed.
-FRAME_S = 0.005
-FOLD_S = 0.1
+# re-renders one pane, not the page. Every token reaches the page at once through the round's
+# live feed (``arena_app.live``); the state takes the words into the answer's Markdown when a
+# line ends, a status comes or ``FOLD_S`` has passed, at most once per ``FRAME_S``.
+FRAME_S = 0.02
+FOLD_S = 0.25
 TAIL_CHARS = 1024
 VOTE_LABELS = {
     "left": "A is better",
@@ -39,35 +40,29 @@ VOTE_LABELS = {
 
 class LivePane(rx.State, mixin=True):
     """One answer as it streams (see ``pane_text``): its Markdown blocks, the last one still
-    open, and the words that came after the open block was last rendered (``fresh``, shown as
-    plain text). A frozen block keeps its place in the list, so the browser never renders it
-    again. ``_text`` keeps the answer as the model wrote it."""
+    open, and how much of the answer they hold (``folded``, in UTF-16 code units, as the browser
+    counts). The page shows the rest, from the live feed, as plain text after the open block; in
+    a code block (``in_code``) as code. A frozen block keeps its place in the list, so the
+    browser never renders it again. ``_text`` keeps the answer as the model wrote it."""
 
     blocks: list[str] = []
-    fresh: str = ""
+    folded: int = 0
+    in_code: bool = False
     _text: str = ""
-    _in_code: bool = False
-    _folded_at: float = 0.0
 
     def _clear(self) -> None:
         if self._text:
-            self.blocks, self.fresh, self._text, self._in_code = [], "", "", False
+            self.blocks, self.folded, self.in_code, self._text = [], 0, False, ""
 
-    def _append(self, text: str, now: float) -> None:
-        self._text += text
-        self.fresh += text
-        if "\n" in text or self._in_code or now - self._folded_at >= FOLD_S:
-            self._fold(now)
-
-    def _fold(self, now: float) -> None:
-        """Take the fresh words into the Markdown of the open block."""
-        if not self.fresh:
+    def _fold(self, text: str) -> None:
+        """Take ``text``, the answer's next words, into the Markdown of the open block."""
+        if not text:
             return
+        self._text += text
         *whole, open_block = self.blocks or [""]
-        frozen, rest, self._in_code = freeze_blocks(open_block + self.fresh, TAIL_CHARS)
+        frozen, rest, self.in_code = freeze_blocks(open_block + text, TAIL_CHARS)
         self.blocks = [*whole, *frozen, rest]
-        self.fresh = ""
-        self._folded_at = now
+        self.folded += len(text.encode("utf-16-le")) // 2
 
 
 class PaneAState(LivePane, rx.State):
@@ -98,11 +93,13 @@ class ArenaState(rx.State):
     continuable: bool = False
     notice: str = ""
     turns: list[dict[str, str]] = []
+    live_feed: str = ""  # the ticket of the round's live feed while it streams
     _token: str = ""
 
     @rx.var
     def has_round(self) -> bool:
-        return self.matchup_id != ""
+        """A round is on screen: voted, streaming or still starting."""
+        return self.matchup_id != "" or self.streaming
 
     @rx.var
     def can_vote(self) -> bool:
@@ -182,13 +179,21 @@ class ArenaState(rx.State):
             body = {"prompt": prompt, "sessionId": self.session_id}
             if continuing:
                 body["conversationId"] = self.conversation_id
+            # The page follows the feed while the round starts, so that no token waits for it.
+            ticket, feed = feeds.open()
+            self.live_feed = ticket
         try:
             round_ = await services().arena.start_round(parse_command(ChatRequest, body))
         except ArenaError as exc:
+            feeds.close(ticket)
             async with self:
                 self.streaming = False
+                self.live_feed = ""
                 self.notice = _describe(exc)
             return
+        except BaseException:
+            feeds.close(ticket)
+            raise
         started = round_.started
         async with self:
             self.prompt = ""
@@ -198,7 +203,7 @@ class ArenaState(rx.State):
             self.votable = started.votable
             self.continuable = False
             self._token = started.matchup_token or ""
-        await self._pump(round_.events)
+        await self._pump(round_.events, ticket, feed)
 
     async def _panes(self) -> tuple[LivePane, LivePane]:
         return await self.get_state(PaneAState), await self.get_state(PaneBState)
@@ -207,38 +212,40 @@ class ArenaState(rx.State):
         for pane in await self._panes():
             pane._clear()
 
-    async def _pump(self, events: Any) -> None:
-        """Consume the round's public events; a flusher task applies them once per frame."""
-        buffered: dict[str, list[str]] = {"A": [], "B": []}
+    async def _pump(self, events: Any, ticket: str, feed: LiveFeed) -> None:
+        """Consume the round's public events: each token goes to the live feed at once, and a
+        flusher task takes the text into the panes' Markdown and applies the statuses."""
+        pending: dict[str, list[str]] = {"A": [], "B": []}
         statuses: list[Any] = []
         reset = False
-        dirty = asyncio.Event()
+        dirty = asyncio.Event()  # something came
+        due = asyncio.Event()  # a line ended, a status came or the round ended: fold now
         finished = False
 
         async def flush() -> None:
             nonlocal reset
-            chunks = {slot: "".join(parts) for slot, parts in buffered.items()}
-            for parts in buffered.values():
+            chunks = {slot: "".join(parts) for slot, parts in pending.items()}
+            for parts in pending.values():
                 parts.clear()
             applied, clear_text = statuses[:], reset
             statuses.clear()
             reset = False
-            now = time.monotonic()
             async with self:
                 if clear_text:
                     await self._reset_text()
+                    self.live_feed = ticket
                 for pane, text in zip(await self._panes(), chunks.values(), strict=True):
-                    if text:
-                        pane._append(text, now)
-                    if applied or finished:
-                        pane._fold(now)
+                    pane._fold(text)
                 for status in applied:
                     self._apply(status)
 
         async def flusher() -> None:
             while True:
                 await dirty.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(due.wait(), FOLD_S)
                 dirty.clear()
+                due.clear()
                 await flush()
                 if finished:
                     return
@@ -248,22 +255,32 @@ class ArenaState(rx.State):
         try:
             async for event in events:
                 if isinstance(event, Token):
-                    buffered[event.slot].append(event.token)
+                    feed.append(event.slot, event.token)
+                    pending[event.slot].append(event.token)
+                    if "\n" in event.token:
+                        due.set()
                 elif isinstance(event, Steered):
-                    for parts in buffered.values():
+                    for parts in pending.values():
                         parts.clear()
                     reset = True
+                    feeds.close(ticket)
+                    ticket, feed = feeds.open()
+                    due.set()
                 else:
                     statuses.append(event)
+                    due.set()
                 dirty.set()
         finally:
             finished = True
+            due.set()
             dirty.set()
             await asyncio.gather(task, return_exceptions=True)
             await events.aclose()
             await flush()
+            feeds.close(ticket)
             async with self:
                 self.streaming = False
+                self.live_feed = ""
 
     def _apply(self, event: Any) -> None:
         if isinstance(event, SlotError):

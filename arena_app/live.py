@@ -1,0 +1,130 @@
+"""Live feeds: the words of a streaming round, sent straight to the page that streams it.
+
+Reflex sends state to the browser as deltas over its event socket, and every delta re-renders
+the components that read it. That suits an answer's Markdown, which the arena state renders a
+few times a second (``arena_app.state.arena``), but not every token of two fast models: at 200
+deltas a second the page's main thread falls behind and tokens wait in its queue.
+
+So each round also opens a feed, known by an unguessable ticket. The round's pump appends each
+token to it as it arrives, and the page reads it with an ``EventSource``
+(``assets/live_tail.jsx``), showing the words that the Markdown does not hold yet as plain text.
+A feed carries nothing but the slot ("A" or "B") and the text of the answers the page shows
+anyway, so it keeps the round blind; it lives in this process only while its round streams.
+
+Frames are Server-Sent Events: ``data: {"slot": "A", "text": "..."}`` for text (a follower
+first gets the text so far, then each piece as it comes) and ``event: end`` when the round ends.
+Without the feed (an unknown ticket is a 404) the page still shows the Markdown as it grows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import AsyncIterator
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+__all__ = ["FEED_PATH", "LiveFeed", "LiveFeeds", "feeds", "live_app"]
+
+FEED_PATH = "/_arena/live/{ticket}"
+SLOTS = ("A", "B")
+_END = b"event: end\ndata: \n\n"
+
+
+def _frame(slot: str, text: str) -> bytes:
+    payload = json.dumps({"slot": slot, "text": text}, ensure_ascii=False, separators=(",", ":"))
+    return f"data: {payload}\n\n".encode()
+
+
+class LiveFeed:
+    """The text of one round's two answers so far, and the pages following it."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, list[str]] = {slot: [] for slot in SLOTS}
+        self._followers: set[asyncio.Queue[bytes | None]] = set()
+        self.ended = False
+
+    def append(self, slot: str, text: str) -> None:
+        if self.ended or not text:
+            return
+        self._texts[slot].append(text)
+        frame = _frame(slot, text)
+        for queue in self._followers:
+            queue.put_nowait(frame)
+
+    def end(self) -> None:
+        self.ended = True
+        for queue in self._followers:
+            queue.put_nowait(None)
+
+    async def follow(self) -> AsyncIterator[bytes]:
+        """The text so far, then every piece until the round ends. Pieces that queued up while
+        the page read are sent in one write."""
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        for slot, parts in self._texts.items():
+            if parts:
+                queue.put_nowait(_frame(slot, "".join(parts)))
+        if self.ended:
+            queue.put_nowait(None)
+        self._followers.add(queue)
+        try:
+            while True:
+                frames = [await queue.get()]
+                while not queue.empty():
+                    frames.append(queue.get_nowait())
+                done = frames[-1] is None
+                yield b"".join(frame for frame in frames if frame is not None) + (
+                    _END if done else b""
+                )
+                if done:
+                    return
+        finally:
+            self._followers.discard(queue)
+
+
+class LiveFeeds:
+    """The feeds of the rounds streaming in this process, by ticket."""
+
+    def __init__(self) -> None:
+        self._feeds: dict[str, LiveFeed] = {}
+
+    def open(self) -> tuple[str, LiveFeed]:
+        ticket = secrets.token_urlsafe(18)
+        self._feeds[ticket] = feed = LiveFeed()
+        return ticket, feed
+
+    def get(self, ticket: str) -> LiveFeed | None:
+        return self._feeds.get(ticket)
+
+    def close(self, ticket: str) -> None:
+        feed = self._feeds.pop(ticket, None)
+        if feed is not None:
+            feed.end()
+
+    def __len__(self) -> int:
+        return len(self._feeds)
+
+
+feeds = LiveFeeds()
+
+
+async def follow_feed(request: Request) -> Response:
+    feed = feeds.get(request.path_params["ticket"])
+    if feed is None:
+        # The error body of the API's errors (the UI reaches no further into arena_api).
+        return JSONResponse(
+            {"error": "No round is streaming under this ticket", "code": "feed_not_found"},
+            status_code=404,
+        )
+    return StreamingResponse(
+        feed.follow(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+live_app = Starlette(routes=[Route(FEED_PATH, follow_feed, methods=["GET"])])

@@ -1,0 +1,68 @@
+// The words of a streaming answer that its Markdown does not hold yet, as plain text.
+//
+// The arena state sends an answer's Markdown a few times a second, with `folded`: how much of
+// the answer (in UTF-16 code units) it holds. Every token comes sooner through the round's live
+// feed (arena_app/live.py), an EventSource shared by the round's two tails; a tail shows its
+// slot's text from `folded` on. Either may run ahead of the other: the Markdown never repeats
+// or skips a word, only the plain-text tail grows or shrinks. Without the feed the tail stays
+// empty and the answer still grows with its Markdown.
+import { useLayoutEffect, useRef } from "react";
+
+const feeds = new Map(); // ticket -> {texts, tails, source}
+
+function follow(ticket) {
+  let feed = feeds.get(ticket);
+  if (feed) return feed;
+  const source = new EventSource(`/_arena/live/${encodeURIComponent(ticket)}`);
+  feed = { texts: { A: "", B: "" }, tails: new Set(), source };
+  source.onmessage = (message) => {
+    const { slot, text } = JSON.parse(message.data);
+    feed.texts[slot] += text;
+    for (const tail of feed.tails) if (tail.slot === slot) show(tail, feed);
+  };
+  // The round ended, or the feed failed: never reconnect (that would replay the text).
+  source.addEventListener("end", () => source.close());
+  source.onerror = () => source.close();
+  feeds.set(ticket, feed);
+  return feed;
+}
+
+function unfollow(ticket, tail) {
+  const feed = feeds.get(ticket);
+  if (!feed) return;
+  feed.tails.delete(tail);
+  if (feed.tails.size === 0) {
+    feed.source.close();
+    feeds.delete(ticket);
+  }
+}
+
+function show(tail, feed) {
+  const text = feed ? feed.texts[tail.slot].slice(tail.folded) : "";
+  const shown = tail.node.data;
+  if (text.length > shown.length && text.startsWith(shown)) {
+    tail.node.appendData(text.slice(shown.length));
+  } else if (text !== shown) {
+    tail.node.data = text;
+  }
+}
+
+export function LiveTail({ feed: ticket, slot, folded, code }) {
+  const span = useRef(null);
+  const tail = useRef(null);
+  useLayoutEffect(() => {
+    const current = { slot, folded, node: document.createTextNode("") };
+    span.current.replaceChildren(current.node);
+    tail.current = current;
+    if (!ticket) return undefined;
+    const feed = follow(ticket);
+    feed.tails.add(current);
+    show(current, feed);
+    return () => unfollow(ticket, current);
+  }, [ticket, slot]);
+  useLayoutEffect(() => {
+    tail.current.folded = folded;
+    show(tail.current, ticket ? feeds.get(ticket) : undefined);
+  }, [ticket, folded]);
+  return <span ref={span} className={code ? "arena-tail arena-tail-code" : "arena-tail"} />;
+}

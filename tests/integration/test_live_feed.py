@@ -1,0 +1,119 @@
+"""The live feeds of the arena page (``arena_app.live``) over a real HTTP server and socket."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+
+import httpx
+import uvicorn
+
+from arena_app.live import LiveFeeds, feeds, live_app
+from tests.support import free_port
+
+
+@contextlib.asynccontextmanager
+async def _serving() -> AsyncIterator[str]:
+    """``live_app`` on a loopback port, in this event loop (feeds are not thread-safe)."""
+    port = free_port()
+    config = uvicorn.Config(live_app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
+        await asyncio.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
+
+
+def _texts(body: str) -> tuple[dict[str, str], list[str]]:
+    """The text of each slot in a feed's frames, and the frames' event names in order."""
+    texts = {"A": "", "B": ""}
+    names = []
+    for block in filter(None, body.split("\n\n")):
+        fields = dict(line.split(": ", 1) for line in block.split("\n"))
+        names.append(fields.get("event", "message"))
+        if names[-1] == "message":
+            data = json.loads(fields["data"])
+            texts[data["slot"]] += data["text"]
+    return texts, names
+
+
+async def test_a_follower_gets_the_text_so_far_then_each_piece_until_the_round_ends() -> None:
+    ticket, feed = feeds.open()
+    feed.append("A", "Hel")
+    feed.append("B", "## Wor")
+    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+        async with client.stream("GET", f"/_arena/live/{ticket}") as response:
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+            assert response.headers["cache-control"] == "no-cache"
+            feed.append("A", "lo ✓ 😀")
+            feed.append("B", "ld\n\n")
+            feed.append("A", "")  # nothing to send
+            feeds.close(ticket)
+            body = (await response.aread()).decode()
+
+    texts, names = _texts(body)
+    assert texts == {"A": "Hello ✓ 😀", "B": "## World\n\n"}
+    assert names[-1] == "end" and names.count("end") == 1
+    feed.append("A", " after the end")  # ignored: the round is over
+    assert "after the end" not in body
+
+
+async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slot() -> None:
+    ticket, feed = feeds.open()
+    for word in ("one ", "two ", "three"):
+        feed.append("B", word)
+    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+        async with client.stream("GET", f"/_arena/live/{ticket}") as response:
+            chunks = response.aiter_text()
+            first = await anext(chunks)
+            feeds.close(ticket)
+            rest = "".join([chunk async for chunk in chunks])
+
+    assert [json.loads(line[6:]) for line in first.split("\n") if line.startswith("data: {")] == [
+        {"slot": "B", "text": "one two three"}
+    ]
+    assert _texts(rest)[1] == ["end"]
+
+
+async def test_an_unknown_or_ended_ticket_is_a_404_with_a_code() -> None:
+    ticket, _ = feeds.open()
+    feeds.close(ticket)
+    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+        for unknown in ("no-such-ticket", ticket):
+            response = await client.get(f"/_arena/live/{unknown}")
+            assert response.status_code == 404
+            assert response.json()["code"] == "feed_not_found"
+        assert (await client.post(f"/_arena/live/{ticket}")).status_code == 405
+
+
+async def test_a_follower_that_leaves_does_not_disturb_the_others() -> None:
+    ticket, feed = feeds.open()
+    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+        async with client.stream("GET", f"/_arena/live/{ticket}") as leaving:
+            assert leaving.status_code == 200
+        async with client.stream("GET", f"/_arena/live/{ticket}") as staying:
+            for _ in range(50):
+                feed.append("A", "x")
+                await asyncio.sleep(0)
+            feeds.close(ticket)
+            body = (await staying.aread()).decode()
+
+    assert _texts(body)[0]["A"] == "x" * 50
+
+
+def test_tickets_are_unguessable_and_closing_forgets_them() -> None:
+    registry = LiveFeeds()
+    tickets = {registry.open()[0] for _ in range(100)}
+    assert len(tickets) == 100 and all(len(ticket) >= 24 for ticket in tickets)
+    assert len(registry) == 100
+    for ticket in tickets:
+        registry.close(ticket)
+    registry.close("never-opened")
+    assert len(registry) == 0 and registry.get(next(iter(tickets))) is None
