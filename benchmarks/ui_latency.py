@@ -8,7 +8,9 @@ chromium:
 
 * UI     a MutationObserver on the two answer panes notes when each stamp appears in the DOM;
 * raw    a plain ``fetch`` reader on ``POST /api/arena/chat`` (native SSE) in the same page notes
-         when each stamp arrives.
+         when each stamp arrives;
+* floor  the same reader appending each token to a plain ``div``, noted by the same observer:
+         what showing tokens costs a page that does nothing else (no UI can beat it).
 
 Both latencies are ``now - stamp`` on the same machine clock. Also the arena page's first load,
 cold (new browser context) with the built frontend.
@@ -159,6 +161,23 @@ RAW_SSE = """async () => {
 }"""
 
 
+# The raw reader, appending each token as text to a div per slot (observed like the panes).
+RAW_INTO_DOM = RAW_SSE.replace(
+    "const latencies = [];",
+    """const latencies = [];
+  const divs = {};
+  for (const slot of ['A', 'B']) {
+    divs[slot] = document.createElement('div');
+    divs[slot].dataset.testid = 'pane-floor-' + slot;
+    document.body.prepend(divs[slot]);
+  }""",
+).replace(
+    "const token = JSON.parse(data.slice(6)).token;",
+    "const event = JSON.parse(data.slice(6)); const token = event.token; "
+    "divs[event.slot].append(token);",
+)
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -166,10 +185,11 @@ def _pct(values: list[float], q: float) -> float:
 
 async def measure(
     url: str, rounds: int, tokens: int
-) -> tuple[list[float], list[float], list[float], list[float]]:
+) -> tuple[list[float], list[float], list[float], list[float], list[float]]:
     ui: list[float] = []
     late: list[float] = []  # the last tenth of each round: does the page fall behind?
     raw: list[float] = []
+    floor: list[float] = []
     loads: list[float] = []
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -190,9 +210,12 @@ async def measure(
             ui += latencies
             late += latencies[-len(latencies) // 10 :]
             raw += await page.evaluate(RAW_SSE.replace("EPOCH_MS", str(EPOCH_MS)))
+            await page.evaluate("window.__latencies = []")
+            await page.evaluate(RAW_INTO_DOM.replace("EPOCH_MS", str(EPOCH_MS)))
+            floor += await page.evaluate("window.__latencies")
             await context.close()
         await browser.close()
-    return ui, late, raw, loads
+    return ui, late, raw, floor, loads
 
 
 def main() -> None:
@@ -207,7 +230,7 @@ def main() -> None:
         ServerThread(stamping_model(args.tokens, args.rate), free_port()) as model,
         product(model.url, Path(tmp)) as url,
     ):
-        ui, late, raw, loads = asyncio.run(measure(url, args.rounds, args.tokens))
+        ui, late, raw, floor, loads = asyncio.run(measure(url, args.rounds, args.tokens))
     print(
         f"token to page, two models at {args.rate:g} tokens/s, {args.tokens} tokens each, "
         f"{args.rounds} rounds ({len(ui)} UI and {len(raw)} raw samples)"
@@ -217,6 +240,7 @@ def main() -> None:
         ("arena UI (Reflex, DOM)", ui),
         ("  its last tenth of tokens", late),
         ("raw SSE (browser fetch)", raw),
+        ("raw SSE into a plain div", floor),
     ):
         p50, p95, p99 = (_pct(values, q) for q in (0.5, 0.95, 0.99))
         print(f"  {name:<30}{p50:>8.1f}{p95:>8.1f}{p99:>8.1f}")
@@ -224,6 +248,11 @@ def main() -> None:
         f"  ratio UI/raw: p50 {_pct(ui, 0.5) / max(_pct(raw, 0.5), 0.001):.2f}x, "
         f"p95 {_pct(ui, 0.95) / max(_pct(raw, 0.95), 0.001):.2f}x  "
         "(targets: <= 2x, UI p95 <= 150 ms)"
+    )
+    print(
+        f"  ratio floor/raw: p50 {_pct(floor, 0.5) / max(_pct(raw, 0.5), 0.001):.2f}x, "
+        f"p95 {_pct(floor, 0.95) / max(_pct(raw, 0.95), 0.001):.2f}x  "
+        "(what any page that shows the tokens pays)"
     )
     print(
         f"first load of the arena page (cold context, until the leaderboard shows): "
