@@ -41,9 +41,12 @@ def _frame(slot: str, text: str) -> bytes:
 
 
 class LiveFeed:
-    """The text of one round's two answers so far, and the pages following it."""
+    """The text of one round's two answers so far, and the pages following it; the page reads
+    it at ``url``."""
 
-    def __init__(self) -> None:
+    def __init__(self, ticket: str) -> None:
+        self.ticket = ticket
+        self.url = FEED_PATH.format(ticket=ticket)
         self._texts: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         self._followers: set[asyncio.Queue[bytes | None]] = set()
         self.ended = False
@@ -92,17 +95,17 @@ class LiveFeeds:
     def __init__(self) -> None:
         self._feeds: dict[str, LiveFeed] = {}
 
-    def open(self) -> tuple[str, LiveFeed]:
-        ticket = secrets.token_urlsafe(18)
-        self._feeds[ticket] = feed = LiveFeed()
-        return ticket, feed
+    def open(self) -> LiveFeed:
+        feed = LiveFeed(secrets.token_urlsafe(18))
+        self._feeds[feed.ticket] = feed
+        return feed
 
     def get(self, ticket: str) -> LiveFeed | None:
         return self._feeds.get(ticket)
 
-    def close(self, ticket: str) -> None:
-        feed = self._feeds.pop(ticket, None)
-        if feed is not None:
+    def close(self, feed: LiveFeed) -> None:
+        """End ``feed`` and forget its ticket (closing it again does nothing)."""
+        if self._feeds.pop(feed.ticket, None) is not None:
             feed.end()
 
     def __len__(self) -> int:

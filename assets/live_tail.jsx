@@ -2,18 +2,18 @@
 //
 // The arena state sends an answer's Markdown a few times a second, with `folded`: how much of
 // the answer (in UTF-16 code units) it holds. Every token comes sooner through the round's live
-// feed (arena_app/live.py), an EventSource shared by the round's two tails; a tail shows its
+// feed (arena_app/live.py, its URL in `feed`), an EventSource shared by the round's two tails; a tail shows its
 // slot's text from `folded` on. Either may run ahead of the other: the Markdown never repeats
 // or skips a word, only the plain-text tail grows or shrinks. Without the feed the tail stays
 // empty and the answer still grows with its Markdown.
 import { useLayoutEffect, useRef } from "react";
 
-const feeds = new Map(); // ticket -> {texts, tails, source}
+const feeds = new Map(); // url -> {texts, tails, source}
 
-function follow(ticket) {
-  let feed = feeds.get(ticket);
+function follow(url) {
+  let feed = feeds.get(url);
   if (feed) return feed;
-  const source = new EventSource(`/_arena/live/${encodeURIComponent(ticket)}`);
+  const source = new EventSource(url);
   feed = { texts: { A: "", B: "" }, tails: new Set(), source };
   source.onmessage = (message) => {
     const { slot, text } = JSON.parse(message.data);
@@ -23,17 +23,17 @@ function follow(ticket) {
   // The round ended, or the feed failed: never reconnect (that would replay the text).
   source.addEventListener("end", () => source.close());
   source.onerror = () => source.close();
-  feeds.set(ticket, feed);
+  feeds.set(url, feed);
   return feed;
 }
 
-function unfollow(ticket, tail) {
-  const feed = feeds.get(ticket);
+function unfollow(url, tail) {
+  const feed = feeds.get(url);
   if (!feed) return;
   feed.tails.delete(tail);
   if (feed.tails.size === 0) {
     feed.source.close();
-    feeds.delete(ticket);
+    feeds.delete(url);
   }
 }
 
@@ -47,22 +47,22 @@ function show(tail, feed) {
   }
 }
 
-export function LiveTail({ feed: ticket, slot, folded, code }) {
+export function LiveTail({ feed: url, slot, folded, code }) {
   const span = useRef(null);
   const tail = useRef(null);
   useLayoutEffect(() => {
     const current = { slot, folded, node: document.createTextNode("") };
     span.current.replaceChildren(current.node);
     tail.current = current;
-    if (!ticket) return undefined;
-    const feed = follow(ticket);
+    if (!url) return undefined;
+    const feed = follow(url);
     feed.tails.add(current);
     show(current, feed);
-    return () => unfollow(ticket, current);
-  }, [ticket, slot]);
+    return () => unfollow(url, current);
+  }, [url, slot]);
   useLayoutEffect(() => {
     tail.current.folded = folded;
-    show(tail.current, ticket ? feeds.get(ticket) : undefined);
-  }, [ticket, folded]);
+    show(tail.current, url ? feeds.get(url) : undefined);
+  }, [url, folded]);
   return <span ref={span} className={code ? "arena-tail arena-tail-code" : "arena-tail"} />;
 }

@@ -8,7 +8,7 @@ import reflex as rx
 
 class LiveTail(rx.Component):
     """The words of slot ``slot`` from ``folded`` (UTF-16 code units) on, as they come through
-    the live feed ``feed``; set as code while the answer is inside a code block."""
+    the live feed at the URL ``feed``; set as code while the answer is inside a code block."""
 
     library = "$/public/live_tail.jsx"
     tag = "LiveTail"

@@ -93,7 +93,7 @@ class ArenaState(rx.State):
     continuable: bool = False
     notice: str = ""
     turns: list[dict[str, str]] = []
-    live_feed: str = ""  # the ticket of the round's live feed while it streams
+    live_feed: str = ""  # the URL of the round's live feed while it streams
     _token: str = ""
 
     @rx.var
@@ -180,20 +180,19 @@ class ArenaState(rx.State):
             if continuing:
                 body["conversationId"] = self.conversation_id
             # The page follows the feed while the round starts, so that no token waits for it.
-            ticket, feed = feeds.open()
-            self.live_feed = ticket
+            feed = feeds.open()
+            self.live_feed = feed.url
         try:
             round_ = await services().arena.start_round(parse_command(ChatRequest, body))
-        except ArenaError as exc:
-            feeds.close(ticket)
+        except BaseException as exc:
+            feeds.close(feed)
+            if not isinstance(exc, ArenaError):
+                raise
             async with self:
                 self.streaming = False
                 self.live_feed = ""
                 self.notice = _describe(exc)
             return
-        except BaseException:
-            feeds.close(ticket)
-            raise
         started = round_.started
         async with self:
             self.prompt = ""
@@ -203,7 +202,7 @@ class ArenaState(rx.State):
             self.votable = started.votable
             self.continuable = False
             self._token = started.matchup_token or ""
-        await self._pump(round_.events, ticket, feed)
+        await self._pump(round_.events, feed)
 
     async def _panes(self) -> tuple[LivePane, LivePane]:
         return await self.get_state(PaneAState), await self.get_state(PaneBState)
@@ -212,7 +211,7 @@ class ArenaState(rx.State):
         for pane in await self._panes():
             pane._clear()
 
-    async def _pump(self, events: Any, ticket: str, feed: LiveFeed) -> None:
+    async def _pump(self, events: Any, feed: LiveFeed) -> None:
         """Consume the round's public events: each token goes to the live feed at once, and a
         flusher task takes the text into the panes' Markdown and applies the statuses."""
         pending: dict[str, list[str]] = {"A": [], "B": []}
@@ -233,7 +232,7 @@ class ArenaState(rx.State):
             async with self:
                 if clear_text:
                     await self._reset_text()
-                    self.live_feed = ticket
+                    self.live_feed = feed.url
                 for pane, text in zip(await self._panes(), chunks.values(), strict=True):
                     pane._fold(text)
                 for status in applied:
@@ -263,8 +262,8 @@ class ArenaState(rx.State):
                     for parts in pending.values():
                         parts.clear()
                     reset = True
-                    feeds.close(ticket)
-                    ticket, feed = feeds.open()
+                    feeds.close(feed)
+                    feed = feeds.open()
                     due.set()
                 else:
                     statuses.append(event)
@@ -277,7 +276,7 @@ class ArenaState(rx.State):
             await asyncio.gather(task, return_exceptions=True)
             await events.aclose()
             await flush()
-            feeds.close(ticket)
+            feeds.close(feed)
             async with self:
                 self.streaming = False
                 self.live_feed = ""

@@ -44,18 +44,18 @@ def _texts(body: str) -> tuple[dict[str, str], list[str]]:
 
 
 async def test_a_follower_gets_the_text_so_far_then_each_piece_until_the_round_ends() -> None:
-    ticket, feed = feeds.open()
+    feed = feeds.open()
     feed.append("A", "Hel")
     feed.append("B", "## Wor")
     async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
-        async with client.stream("GET", f"/_arena/live/{ticket}") as response:
+        async with client.stream("GET", feed.url) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
             assert response.headers["cache-control"] == "no-cache"
             feed.append("A", "lo ✓ 😀")
             feed.append("B", "ld\n\n")
             feed.append("A", "")  # nothing to send
-            feeds.close(ticket)
+            feeds.close(feed)
             body = (await response.aread()).decode()
 
     texts, names = _texts(body)
@@ -66,14 +66,14 @@ async def test_a_follower_gets_the_text_so_far_then_each_piece_until_the_round_e
 
 
 async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slot() -> None:
-    ticket, feed = feeds.open()
+    feed = feeds.open()
     for word in ("one ", "two ", "three"):
         feed.append("B", word)
     async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
-        async with client.stream("GET", f"/_arena/live/{ticket}") as response:
+        async with client.stream("GET", feed.url) as response:
             chunks = response.aiter_text()
             first = await anext(chunks)
-            feeds.close(ticket)
+            feeds.close(feed)
             rest = "".join([chunk async for chunk in chunks])
 
     assert [json.loads(line[6:]) for line in first.split("\n") if line.startswith("data: {")] == [
@@ -83,26 +83,26 @@ async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slo
 
 
 async def test_an_unknown_or_ended_ticket_is_a_404_with_a_code() -> None:
-    ticket, _ = feeds.open()
-    feeds.close(ticket)
+    feed = feeds.open()
+    feeds.close(feed)
     async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
-        for unknown in ("no-such-ticket", ticket):
-            response = await client.get(f"/_arena/live/{unknown}")
+        for unknown in ("/_arena/live/no-such-ticket", feed.url):
+            response = await client.get(unknown)
             assert response.status_code == 404
             assert response.json()["code"] == "feed_not_found"
-        assert (await client.post(f"/_arena/live/{ticket}")).status_code == 405
+        assert (await client.post(feed.url)).status_code == 405
 
 
 async def test_a_follower_that_leaves_does_not_disturb_the_others() -> None:
-    ticket, feed = feeds.open()
+    feed = feeds.open()
     async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
-        async with client.stream("GET", f"/_arena/live/{ticket}") as leaving:
+        async with client.stream("GET", feed.url) as leaving:
             assert leaving.status_code == 200
-        async with client.stream("GET", f"/_arena/live/{ticket}") as staying:
+        async with client.stream("GET", feed.url) as staying:
             for _ in range(50):
                 feed.append("A", "x")
                 await asyncio.sleep(0)
-            feeds.close(ticket)
+            feeds.close(feed)
             body = (await staying.aread()).decode()
 
     assert _texts(body)[0]["A"] == "x" * 50
@@ -110,10 +110,12 @@ async def test_a_follower_that_leaves_does_not_disturb_the_others() -> None:
 
 def test_tickets_are_unguessable_and_closing_forgets_them() -> None:
     registry = LiveFeeds()
-    tickets = {registry.open()[0] for _ in range(100)}
+    opened = [registry.open() for _ in range(100)]
+    tickets = {feed.ticket for feed in opened}
     assert len(tickets) == 100 and all(len(ticket) >= 24 for ticket in tickets)
+    assert all(feed.url == f"/_arena/live/{feed.ticket}" for feed in opened)
     assert len(registry) == 100
-    for ticket in tickets:
-        registry.close(ticket)
-    registry.close("never-opened")
-    assert len(registry) == 0 and registry.get(next(iter(tickets))) is None
+    for feed in opened:
+        registry.close(feed)
+    registry.close(opened[0])  # closing again does nothing
+    assert len(registry) == 0 and registry.get(opened[0].ticket) is None
