@@ -553,6 +553,11 @@ class Settings:
             raise SettingsError("ARENA_DEFAULT_MODEL", "", f"required when {reason}")
 
 
+def _name_in(setting: Setting, env: Mapping[str, str]) -> str | None:
+    """The name (or alias) under which ``env`` sets the variable, if it does."""
+    return next((n for n in (setting.name, *setting.aliases) if n in env), None)
+
+
 def read_setting(setting: Setting, env: Mapping[str, str]) -> Any:
     """One variable's parsed value from ``env`` (its aliases honoured), or ``None`` if unset
     with no default.
@@ -560,7 +565,7 @@ def read_setting(setting: Setting, env: Mapping[str, str]) -> Any:
     Raises:
         SettingsError: the value is malformed or out of range.
     """
-    name = next((n for n in (setting.name, *setting.aliases) if n in env), setting.name)
+    name = _name_in(setting, env) or setting.name
     raw = env.get(name, setting.default)
     if raw is None:
         return None
@@ -578,10 +583,7 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     """
     env = os.environ if environ is None else environ
     values = {setting.field: read_setting(setting, env) for setting in SETTINGS}
-    sources = {
-        s.name: "env" if any(n in env for n in (s.name, *s.aliases)) else "default"
-        for s in SETTINGS
-    }
+    sources = {s.name: "env" if _name_in(s, env) else "default" for s in SETTINGS}
     return Settings(**values, sources=sources)
 
 

@@ -87,7 +87,7 @@ def _is_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # alive, but another user's
     return True
 
 

@@ -29,9 +29,10 @@ def _pct(part: float, whole: float) -> float:
     return round(100 * part / whole, 1) if whole else 0.0
 
 
-def _span(a: float, b: float) -> list[float]:
-    """The bar joining a dumbbell's two dots."""
-    return [round(min(a, b), 1), round(max(a, b), 1)]
+def _dumbbell_row(name: str, **ends: float) -> dict[str, Any]:
+    """A dumbbell's row: its two values, rounded, and the ``span`` bar joining them."""
+    values = {key: round(value, 1) for key, value in ends.items()}
+    return {"name": name, **values, "span": [min(values.values()), max(values.values())]}
 
 
 class InsightsState(rx.State):
@@ -133,12 +134,11 @@ class InsightsState(rx.State):
             if m.rating is not None and m.style_controlled_rating is not None
         ]
         self.styled = [
-            {
-                "name": m.display_name,
-                "default": round(m.rating or 0, 1),
-                "controlled": round(m.style_controlled_rating or 0, 1),
-                "span": _span(m.rating or 0, m.style_controlled_rating or 0),
-            }
+            _dumbbell_row(
+                m.display_name,
+                default=m.rating or 0,
+                controlled=m.style_controlled_rating or 0,
+            )
             for m in both
         ]
         by_default = sorted(both, key=lambda m: -(m.rating or 0))
@@ -239,14 +239,11 @@ class InsightsState(rx.State):
         view = await services().arena.model_metrics()
         win_rates = {m.id: m.win_rate * 100 for m in board.models}
         self.positions = [
-            {
-                "name": m.display_name,
-                "slot_a": _pct(m.slot_a_wins, m.slot_a_games),
-                "slot_b": _pct(m.slot_b_wins, m.slot_b_games),
-                "span": _span(
-                    _pct(m.slot_a_wins, m.slot_a_games), _pct(m.slot_b_wins, m.slot_b_games)
-                ),
-            }
+            _dumbbell_row(
+                m.display_name,
+                slot_a=_pct(m.slot_a_wins, m.slot_a_games),
+                slot_b=_pct(m.slot_b_wins, m.slot_b_games),
+            )
             for m in view.models
             if m.slot_a_games or m.slot_b_games
         ]
