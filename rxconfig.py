@@ -20,5 +20,13 @@ config = rx.Config(
         else rx.constants.StateManagerMode.MEMORY
     ),
     disable_plugins=[SitemapPlugin],
-    plugins=[rx.plugins.RadixThemesPlugin(theme=rx.theme(accent_color="indigo"))],
+    # Solid panels: translucent ones (Radix's default) blur what lies behind every card with a
+    # 64 px backdrop filter, redrawn on each frame a card's content changes. While two answers
+    # stream into their cards, that doubled the page's token latency at p95 (see
+    # benchmarks/ui_latency.py).
+    plugins=[
+        rx.plugins.RadixThemesPlugin(
+            theme=rx.theme(accent_color="indigo", panel_background="solid")
+        )
+    ],
 )
