@@ -7,7 +7,6 @@ var (``_token``) and identities enter public vars only from the vote's reveal.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import uuid
 from typing import Any
@@ -24,7 +23,7 @@ from arena_app.state.pane_text import freeze_blocks
 
 # Each answer streams into a state of its own (``PaneAState``, ``PaneBState``), so that a flush
 # re-renders one pane, not the page. Every token reaches the page at once through the round's
-# live feed (``arena_app.live``); the state takes the words into the answer's Markdown when a
+# live feed (``arena_app.live``); the state takes the words into the answer's Markdown when its
 # line ends, a status comes or ``FOLD_S`` has passed, at most once per ``FRAME_S``.
 FRAME_S = 0.02
 FOLD_S = 0.25
@@ -215,17 +214,20 @@ class ArenaState(rx.State):
         """Consume the round's public events: each token goes to the live feed at once, and a
         flusher task takes the text into the panes' Markdown and applies the statuses."""
         pending: dict[str, list[str]] = {"A": [], "B": []}
+        lines_ended: set[str] = set()  # slots whose pending text ends a line
         statuses: list[Any] = []
         reset = False
         dirty = asyncio.Event()  # something came
         due = asyncio.Event()  # a line ended, a status came or the round ended: fold now
         finished = False
 
-        async def flush() -> None:
+        async def flush(slots: set[str]) -> None:
+            """Fold the pending text of ``slots``; apply the statuses (which fold both)."""
             nonlocal reset
-            chunks = {slot: "".join(parts) for slot, parts in pending.items()}
-            for parts in pending.values():
-                parts.clear()
+            chunks = {slot: "".join(pending[slot]) if slot in slots else "" for slot in pending}
+            for slot in slots:
+                pending[slot].clear()
+            lines_ended.difference_update(slots)
             applied, clear_text = statuses[:], reset
             statuses.clear()
             reset = False
@@ -241,11 +243,19 @@ class ArenaState(rx.State):
         async def flusher() -> None:
             while True:
                 await dirty.wait()
-                with contextlib.suppress(TimeoutError):
+                try:
                     await asyncio.wait_for(due.wait(), FOLD_S)
-                dirty.clear()
+                    timed_out = False
+                except TimeoutError:
+                    timed_out = True
                 due.clear()
-                await flush()
+                # A line's end folds its own pane only: the other's words wait in its live tail
+                # for a line end of their own, so each message re-renders one answer.
+                everything = timed_out or finished or reset or bool(statuses)
+                slots = set(pending) if everything else set(lines_ended)
+                if all(not pending[slot] for slot in set(pending) - slots):
+                    dirty.clear()
+                await flush(slots)
                 if finished:
                     return
                 await asyncio.sleep(FRAME_S)
@@ -257,6 +267,7 @@ class ArenaState(rx.State):
                     feed.append(event.slot, event.token)
                     pending[event.slot].append(event.token)
                     if "\n" in event.token:
+                        lines_ended.add(event.slot)
                         due.set()
                 elif isinstance(event, Steered):
                     for parts in pending.values():
@@ -275,7 +286,7 @@ class ArenaState(rx.State):
             dirty.set()
             await asyncio.gather(task, return_exceptions=True)
             await events.aclose()
-            await flush()
+            await flush(set(pending))
             feeds.close(feed)
             async with self:
                 self.streaming = False
