@@ -111,6 +111,38 @@ async def test_stop_ends_the_round_and_keeps_the_partial_answers(
     assert 0 < len(text.split()) < 400
 
 
+async def test_a_reload_mid_round_shows_the_answers_so_far_and_keeps_streaming(
+    slow_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, slow_product.url + "/")
+    await _ask(page, "Tell me a long story")
+    pane = page.get_by_test_id("pane-A")
+    await page.wait_for_function(_PANE_A_HAS_WORDS.format(count=12), timeout=STREAM_TIMEOUT)
+    before = (await pane.inner_text()).split()
+
+    feeds: list[str] = []
+    page.on("request", lambda r: feeds.append(r.url) if "/_arena/live/" in r.url else None)
+    await page.reload()
+
+    # The state brings back the Markdown so far; the round's live feed, followed anew, brings the
+    # words after it; the answer goes on from there without a word repeated or lost.
+    await expect(page.get_by_test_id("stop")).to_be_visible(timeout=STREAM_TIMEOUT)
+    await page.wait_for_function(
+        _PANE_A_HAS_WORDS.format(count=len(before) + 8), timeout=STREAM_TIMEOUT
+    )
+    after = (await pane.inner_text()).split()
+    assert after[: len(before) - 1] == before[:-1]  # the last word may have been half-written
+    assert feeds, "the reloaded page should follow the round's live feed"
+    await page.get_by_test_id("stop").click()
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=STREAM_TIMEOUT)
+
+
+_PANE_A_HAS_WORDS = (
+    "() => (document.querySelector('[data-testid=pane-A]')?.innerText || '')"
+    ".split(/\\s+/).filter(Boolean).length >= {count}"
+)
+
+
 async def test_hostile_model_output_never_runs_and_a_failed_slot_shows_its_error(
     hostile_product: ProductProcess, page: Page
 ) -> None:
