@@ -28,10 +28,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from arena_api.core.models import SLOTS
+
 __all__ = ["FEED_PATH", "LiveFeed", "LiveFeeds", "feeds", "live_app"]
 
 FEED_PATH = "/_arena/live/{ticket}"
-SLOTS = ("A", "B")
 _END = b"event: end\ndata: \n\n"
 
 

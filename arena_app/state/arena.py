@@ -15,6 +15,7 @@ import reflex as rx
 
 from arena_api.core.errors import ArenaError
 from arena_api.core.events import MatchupDone, RunError, SlotDone, SlotError, Steered, Token
+from arena_api.core.models import SLOTS
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
 from arena_app.live import LiveFeed, feeds
@@ -213,7 +214,7 @@ class ArenaState(rx.State):
     async def _pump(self, events: Any, feed: LiveFeed) -> None:
         """Consume the round's public events: each token goes to the live feed at once, and a
         flusher task takes the text into the panes' Markdown and applies the statuses."""
-        pending: dict[str, list[str]] = {"A": [], "B": []}
+        pending: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         lines_ended: set[str] = set()  # slots whose pending text ends a line
         statuses: list[Any] = []
         reset = False
@@ -222,7 +223,7 @@ class ArenaState(rx.State):
         finished = False
 
         async def flush(slots: set[str]) -> None:
-            """Fold the pending text of ``slots``; apply the statuses (which fold both)."""
+            """Fold the pending text of ``slots`` and apply the statuses."""
             nonlocal reset
             chunks = {slot: "".join(pending[slot]) if slot in slots else "" for slot in pending}
             for slot in slots:
@@ -250,7 +251,8 @@ class ArenaState(rx.State):
                     timed_out = True
                 due.clear()
                 # A line's end folds its own pane only: the other's words wait in its live tail
-                # for a line end of their own, so each message re-renders one answer.
+                # for a line end of their own, so each message re-renders one answer. A status,
+                # a steer, the timer or the round's end folds both.
                 everything = timed_out or finished or reset or bool(statuses)
                 slots = set(pending) if everything else set(lines_ended)
                 if all(not pending[slot] for slot in set(pending) - slots):
