@@ -2,8 +2,8 @@
 //
 // The arena state sends an answer's Markdown a few times a second, with `folded`: how much of
 // the answer (in UTF-16 code units) it holds. Every token comes sooner through the round's live
-// feed (arena_app/live.py, its URL in `feed`), an EventSource shared by the round's two tails; a tail shows its
-// slot's text from `folded` on. Either may run ahead of the other: the Markdown never repeats
+// feed (arena_app/live.py, its URL in `feed`), an EventSource shared by the round's two tails;
+// a tail shows its slot's text from `folded` on. Either may run ahead of the other: the Markdown never repeats
 // or skips a word, only the plain-text tail grows or shrinks. Without the feed the tail stays
 // empty and the answer still grows with its Markdown.
 import { useLayoutEffect, useRef } from "react";

@@ -6,7 +6,7 @@ import re
 
 import asyncpg
 import pytest
-from playwright.async_api import Page, Response, expect
+from playwright.async_api import Page, expect
 
 from e2e.conftest import screenshot
 from tests.support import ProductProcess
@@ -206,8 +206,8 @@ async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
     await _open(page, product.url + "/")
     await expect(page.get_by_test_id("leaderboard").locator("tbody tr")).to_have_count(4)
     received.clear()  # the public leaderboard (loaded before the round) names models by design
-    responses: list[Response] = []
-    page.on("response", lambda r: responses.append(r))
+    responses: list[str] = []
+    page.on("response", lambda r: responses.append(r.url))
     # The answers' words also come through the round's live feed, an EventSource. The page closes
     # it when the round ends, so its response body may be gone by the time a test asks for it;
     # the browser's own record of each message it received is not.
@@ -218,7 +218,7 @@ async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
     await _ask(page, "Who are you?")
     await _wait_votable(page)
     html = await page.evaluate(_PAGE_WITHOUT_LEADERBOARD)
-    assert any("/_arena/live/" in r.url for r in responses)
+    assert any("/_arena/live/" in url for url in responses)
     assert any('"slot":"A"' in m for m in received) and any('"slot":"B"' in m for m in received)
     before = "\n".join(received) + html
     leaked = {word for word in forbidden if word in before}
@@ -227,7 +227,7 @@ async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
     await expect(page.get_by_test_id("reveal-A")).to_be_visible()
 
     assert not leaked, f"identities reached the browser before the vote: {leaked}"
-    assert not [r.url for r in responses if "/api/" in r.url]  # the UI never calls the HTTP API
+    assert not [url for url in responses if "/api/" in url]  # the UI never calls the HTTP API
     after = "\n".join(received)
     assert any(word in after for word in forbidden), "the reveal should name the models"
 

@@ -19,7 +19,7 @@ from arena_api.core.errors import InvalidRequest
 from arena_api.core.views import ActivityBucket, View
 from arena_api.service import ArenaService
 
-__all__ = ["parse_bucket", "parse_since", "routes"]
+__all__ = ["parse_bucket", "parse_points", "parse_since", "routes"]
 
 _BUCKETS: tuple[ActivityBucket, ...] = ("day", "hour")
 # "...T09:00:00 02:00": a "+" that the query string decoding turned into a space.
