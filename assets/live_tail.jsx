@@ -6,6 +6,11 @@
 // a tail shows its slot's text from `folded` on. Either may run ahead of the other: the Markdown never repeats
 // or skips a word, only the plain-text tail grows or shrinks. Without the feed the tail stays
 // empty and the answer still grows with its Markdown.
+//
+// The answer's box has a fixed height and scrolls (assets/arena.css), so a word that lengthens
+// it lays out that box alone, not the page. While the reader is at its bottom, the box follows
+// the answer: one scroll per frame, in the frame's own layout. Scrolling up lets go; scrolling
+// back to the bottom follows again.
 import { useLayoutEffect, useRef } from "react";
 
 const feeds = new Map(); // url -> {texts, tails, source}
@@ -37,6 +42,34 @@ function unfollow(url, tail) {
   }
 }
 
+const SLACK_PX = 32; // this close to the bottom counts as at the bottom
+
+function pin(box) {
+  const pinned = { box, follow: true, top: 0, frame: 0 };
+  pinned.onScroll = () => {
+    // Our own scrolls land at `top`; only the reader scrolls above it.
+    const bottom = box.scrollTop + box.clientHeight >= box.scrollHeight - SLACK_PX;
+    pinned.follow = bottom || box.scrollTop >= pinned.top - 1;
+  };
+  box.addEventListener("scroll", pinned.onScroll, { passive: true });
+  return pinned;
+}
+
+function unpin(pinned) {
+  pinned.box.removeEventListener("scroll", pinned.onScroll);
+  cancelAnimationFrame(pinned.frame);
+}
+
+function keepAtBottom(pinned) {
+  if (!pinned || !pinned.follow || pinned.frame) return;
+  pinned.frame = requestAnimationFrame(() => {
+    pinned.frame = 0;
+    if (!pinned.follow) return;
+    pinned.box.scrollTop = pinned.box.scrollHeight;
+    pinned.top = pinned.box.scrollTop;
+  });
+}
+
 function show(tail, feed) {
   const text = feed ? feed.texts[tail.slot].slice(tail.folded) : "";
   const shown = tail.node.data;
@@ -45,13 +78,23 @@ function show(tail, feed) {
   } else if (text !== shown) {
     tail.node.data = text;
   }
+  keepAtBottom(tail.pin);
 }
 
 export function LiveTail({ feed: url, slot, folded, code }) {
   const span = useRef(null);
   const tail = useRef(null);
+  const pinned = useRef(null);
   useLayoutEffect(() => {
-    const current = { slot, folded, node: document.createTextNode("") };
+    const box = span.current.closest(".arena-live");
+    if (!box) return undefined;
+    pinned.current = pin(box);
+    return () => unpin(pinned.current);
+  }, []);
+  useLayoutEffect(() => {
+    // A new round starts at its bottom (the end of one keeps where the reader is).
+    if (url && pinned.current) Object.assign(pinned.current, { follow: true, top: 0 });
+    const current = { slot, folded, node: document.createTextNode(""), pin: pinned.current };
     span.current.replaceChildren(current.node);
     tail.current = current;
     if (!url) return undefined;

@@ -137,6 +137,44 @@ async def test_a_reload_mid_round_shows_the_answers_so_far_and_keeps_streaming(
     await expect(page.get_by_test_id("send")).to_be_visible(timeout=STREAM_TIMEOUT)
 
 
+async def test_a_streaming_pane_follows_its_end_until_the_reader_scrolls_up(
+    slow_product: ProductProcess, page: Page
+) -> None:
+    # Two panes side by side, short enough that an answer outgrows its box in a few seconds.
+    await page.set_viewport_size({"width": 1100, "height": 420})
+    await _open(page, slow_product.url + "/")
+    await _ask(page, "Tell me a long story")
+    pane = page.get_by_test_id("pane-A")
+    await page.wait_for_function(_PANE_A_OVERFLOWS, timeout=STREAM_TIMEOUT)
+    await page.wait_for_function(_PANE_A_AT_BOTTOM, timeout=STREAM_TIMEOUT)  # it follows
+
+    # Scrolled up by the reader, it stays where the reader put it while the answer grows.
+    box = await pane.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.wheel(0, -5000)
+    await page.wait_for_function(_PANE_A_AT_TOP, timeout=STREAM_TIMEOUT)
+    grown = await pane.evaluate("el => el.scrollHeight")
+    await page.wait_for_function(f"{_PANE_A}.scrollHeight > {grown} + 48", timeout=STREAM_TIMEOUT)
+    assert await page.evaluate(_PANE_A_AT_TOP)
+
+    # Back at the bottom, it follows again.
+    await page.mouse.wheel(0, 100_000)
+    await page.wait_for_function(_PANE_A_AT_BOTTOM, timeout=STREAM_TIMEOUT)
+    grown = await pane.evaluate("el => el.scrollHeight")
+    await page.wait_for_function(f"{_PANE_A}.scrollHeight > {grown} + 48", timeout=STREAM_TIMEOUT)
+    await page.wait_for_function(_PANE_A_AT_BOTTOM, timeout=STREAM_TIMEOUT)
+    await page.get_by_test_id("stop").click()
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=STREAM_TIMEOUT)
+
+
+_PANE_A = "document.querySelector('[data-testid=pane-A]')"
+_PANE_A_OVERFLOWS = f"() => {_PANE_A}.scrollHeight > {_PANE_A}.clientHeight + 48"
+_PANE_A_AT_BOTTOM = (
+    f"() => {{ const el = {_PANE_A}; "
+    "return el.scrollTop > 0 && el.scrollTop + el.clientHeight >= el.scrollHeight - 32; }"
+)
+_PANE_A_AT_TOP = f"() => {_PANE_A}.scrollTop === 0"
 _PANE_A_HAS_WORDS = (
     "() => (document.querySelector('[data-testid=pane-A]')?.innerText || '')"
     ".split(/\\s+/).filter(Boolean).length >= {count}"

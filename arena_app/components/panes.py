@@ -58,19 +58,22 @@ def pane(
                     data_testid=f"error-{slot}",
                 ),
             ),
+            # The answer's box sits in a plain block, not straight in the flex column: a flex
+            # item is never a relayout boundary, so each word would lay out the page again.
             rx.box(
-                rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
-                live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
-                class_name="arena-live",
+                rx.box(
+                    rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
+                    live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
+                    class_name="arena-live",
+                    data_testid=f"pane-{slot}",
+                ),
                 width="100%",
-                data_testid=f"pane-{slot}",
             ),
             spacing="2",
             width="100%",
             align="start",
         ),
         width="100%",
-        min_height="12em",
     )
 
 
