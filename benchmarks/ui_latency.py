@@ -114,11 +114,28 @@ OBSERVE = """() => {
   window.__latencies = [];
   const seen = new Set();
   const stamp = /⟦(\\d+):([\\d.]+)⟧/g;
+  // What the observer does per word is kept small and alike for every page it watches: a
+  // growing text node is read from where it was last read (less a stamp's length), and each
+  // node's pane is looked up once.
+  const panes = new WeakMap();  // node -> the testid of its pane, or ''
+  const read = new WeakMap();  // text node -> how much of its text was read
   const note = (node, now) => {
-    const pane = (node.nodeType === 1 ? node : node.parentElement)?.closest('[data-testid^=pane-]');
+    let pane = panes.get(node);
+    if (pane === undefined) {
+      const element = node.nodeType === 1 ? node : node.parentElement;
+      pane = element?.closest('[data-testid^=pane-]')?.dataset.testid || '';
+      panes.set(node, pane);
+    }
     if (!pane) return;
-    for (const m of (node.textContent || '').matchAll(stamp)) {
-      const key = pane.dataset.testid + m[1];
+    const text = node.textContent || '';
+    let from = 0;
+    if (node.nodeType === 3) {
+      const before = read.get(node) || 0;
+      if (text.length >= before) from = Math.max(0, before - 24);
+      read.set(node, text.length);
+    }
+    for (const m of text.slice(from).matchAll(stamp)) {
+      const key = pane + m[1];
       if (!seen.has(key)) { seen.add(key); window.__latencies.push(now - EPOCH_MS - Number(m[2])); }
     }
   };
