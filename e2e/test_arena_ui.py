@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import asyncpg
@@ -211,9 +212,24 @@ async def test_a_streamed_answer_ends_as_its_whole_markdown(
 ) -> None:
     """Streamed in three-character pieces, the answer is cut into blocks and re-rendered many
     times; what stays on screen must be the Markdown of the whole answer."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
     await _open(page, markdown_product.url + "/")
     await _ask(page, "Show me some Markdown")
     await _wait_votable(page)
+
+    # A fold inside a block sends that block alone: the list of whole blocks goes out only
+    # when it has grown.
+    lists = [
+        len(delta["blocks_rx_state_"])
+        for frame in frames
+        if frame.startswith("42/_event,")
+        for state, delta in json.loads(frame.removeprefix("42/_event,"))[1]["delta"].items()
+        if state.endswith("pane_a_state") and "blocks_rx_state_" in delta
+    ]
+    opens = [frame for frame in frames if "open_block_rx_state_" in frame]
+    assert len(opens) > len(lists) > 1
+    assert lists == sorted(set(lists))  # only ever longer
 
     for slot in "AB":
         pane = page.get_by_test_id(f"pane-{slot}")

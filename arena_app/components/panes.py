@@ -63,6 +63,7 @@ def pane(
             rx.box(
                 rx.box(
                     rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
+                    markdown_block(text=live.open_block),
                     live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
                     class_name="arena-live",
                     data_testid=f"pane-{slot}",

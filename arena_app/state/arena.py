@@ -39,29 +39,33 @@ VOTE_LABELS = {
 
 
 class LivePane(rx.State, mixin=True):
-    """One answer as it streams (see ``pane_text``): its Markdown blocks, the last one still
+    """One answer as it streams (see ``pane_text``): its whole Markdown blocks, the block still
     open, and how much of the answer they hold (``folded``, in UTF-16 code units, as the browser
     counts). The page shows the rest, from the live feed, as plain text after the open block; in
-    a code block (``in_code``) as code. A frozen block keeps its place in the list, so the
-    browser never renders it again. ``_text`` keeps the answer as the model wrote it."""
+    a code block (``in_code``) as code. Whole blocks only ever grow in number and the browser
+    renders each once; Reflex sends a var whole when it changes, so a fold inside a block sends
+    the open block alone and the list goes out only when a block ends. ``_text`` keeps the
+    answer as the model wrote it."""
 
     blocks: list[str] = []
+    open_block: str = ""
     folded: int = 0
     in_code: bool = False
     _text: str = ""
 
     def _clear(self) -> None:
         if self._text:
-            self.blocks, self.folded, self.in_code, self._text = [], 0, False, ""
+            self.blocks, self.open_block, self.folded, self.in_code = [], "", 0, False
+            self._text = ""
 
     def _fold(self, text: str) -> None:
         """Take ``text``, the answer's next words, into the Markdown of the open block."""
         if not text:
             return
         self._text += text
-        *whole, open_block = self.blocks or [""]
-        frozen, rest, self.in_code = freeze_blocks(open_block + text, TAIL_CHARS)
-        self.blocks = [*whole, *frozen, rest]
+        whole, self.open_block, self.in_code = freeze_blocks(self.open_block + text, TAIL_CHARS)
+        if whole:
+            self.blocks = [*self.blocks, *whole]
         self.folded += len(text.encode("utf-16-le")) // 2
 
 

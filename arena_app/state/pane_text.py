@@ -1,7 +1,8 @@
 """Cutting a streaming answer into whole Markdown blocks and the one block still being written.
 
 The browser renders each whole block once and re-renders only the open block on every flush, so
-neither the bytes on the wire nor the Markdown work per flush grow with the answer. A block ends
+the Markdown work per flush does not grow with the answer, and a flush inside a block sends that
+block alone (the list of whole blocks goes out when a block ends). A block ends
 at a blank line outside a code fence, before a line that starts a new block: not an indented
 continuation and not another list item (a list stays one block, so it keeps its numbering and
 spacing). Each block renders as it would inside the whole text.
