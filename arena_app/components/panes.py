@@ -8,10 +8,10 @@ from arena_app.components.live_tail import live_tail
 from arena_app.state.arena import LivePane
 
 
-def answer(text: rx.Var[str]) -> rx.Component:
+def answer(text: rx.Var[str], class_name: str = "arena-answer") -> rx.Component:
     """Model output is untrusted: Markdown without raw HTML (react-markdown also drops
     ``javascript:`` links), so nothing in an answer can run in the page."""
-    return rx.markdown(text, use_raw=False, class_name="arena-answer")
+    return rx.markdown(text, use_raw=False, class_name=class_name)
 
 
 @rx.memo
@@ -63,7 +63,9 @@ def pane(
             rx.box(
                 rx.box(
                     rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
-                    markdown_block(text=live.open_block),
+                    # Marked by a class, not found by :last-of-type: a structural selector
+                    # would restyle every block of the answer each time one is added.
+                    answer(live.open_block, class_name="arena-answer arena-open"),
                     live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
                     class_name="arena-live",
                     data_testid=f"pane-{slot}",
