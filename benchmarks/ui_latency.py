@@ -16,7 +16,7 @@ Both latencies are ``now - stamp`` on the same machine clock, to 0.1 ms (a whole
 would be a third of the raw figure). Also the arena page's first load, cold (new browser
 context) with the built frontend.
 
-Usage: python benchmarks/ui_latency.py [--tokens 300] [--rounds 3]
+Usage: python benchmarks/ui_latency.py [--tokens 300] [--rounds 5]
 """
 
 from __future__ import annotations
@@ -247,7 +247,7 @@ async def measure(
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tokens", type=int, default=300)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--rate", type=float, default=100)
     args = parser.parse_args()
     ensure_frontend()
