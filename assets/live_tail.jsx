@@ -22,8 +22,9 @@ function follow(url) {
   feed = { texts: { A: "", B: "" }, tails: new Set(), source };
   source.onmessage = (message) => {
     const { slot, text } = JSON.parse(message.data);
+    const start = feed.texts[slot].length;
     feed.texts[slot] += text;
-    for (const tail of feed.tails) if (tail.slot === slot) show(tail, feed);
+    for (const tail of feed.tails) if (tail.slot === slot) grow(tail, text, start);
   };
   // The round ended, or the feed failed: never reconnect (that would replay the text).
   source.addEventListener("end", () => source.close());
@@ -70,10 +71,20 @@ function keepAtBottom(pinned) {
   });
 }
 
-function show(tail, feed) {
+// A tail shows `shown`, the answer's text from `folded` on. A word adds to it (copying the tail,
+// never the whole answer); a fold cuts it again from the answer.
+function grow(tail, text, start) {
+  const skip = tail.folded - start; // the part of the word the Markdown holds already
+  if (skip < text.length) show(tail, tail.shown + (skip > 0 ? text.slice(skip) : text));
+}
+
+function refold(tail, feed) {
+  show(tail, feed ? feed.texts[tail.slot].slice(tail.folded) : "");
+}
+
+function show(tail, text) {
   // Set whole, not appended: Chromium shapes an appended piece at once, in the feed's task,
   // where a set text waits for the frame's layout (half the time per word, measured).
-  const text = feed ? feed.texts[tail.slot].slice(tail.folded) : "";
   if (tail.shown !== text) tail.node.data = tail.shown = text;
   keepAtBottom(tail.pin);
 }
@@ -98,12 +109,12 @@ export function LiveTail({ feed: url, slot, folded, code }) {
     if (!url) return undefined;
     const feed = follow(url);
     feed.tails.add(current);
-    show(current, feed);
+    refold(current, feed);
     return () => unfollow(url, current);
   }, [url, slot]);
   useLayoutEffect(() => {
     tail.current.folded = folded;
-    show(tail.current, url ? feeds.get(url) : undefined);
+    refold(tail.current, url ? feeds.get(url) : undefined);
   }, [url, folded]);
   return <span ref={span} className={code ? "arena-tail arena-tail-code" : "arena-tail"} />;
 }
