@@ -52,6 +52,11 @@ class LiveFeed:
         self._followers: set[asyncio.Queue[bytes | None]] = set()
         self.ended = False
 
+    @property
+    def followed(self) -> bool:
+        """A page reads the feed (without it, a page sees only the answers' Markdown)."""
+        return bool(self._followers)
+
     def append(self, slot: str, text: str) -> None:
         if self.ended or not text:
             return

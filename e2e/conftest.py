@@ -149,6 +149,18 @@ def markdown_product(
 
 
 @pytest.fixture(scope="session")
+def prose_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """Both models stream ``PROSE_ANSWER``: a long line of plain words, then a paragraph."""
+    yield from _on_fake_openai(
+        fresh_database,
+        tmp_path_factory.mktemp("prose"),
+        {"Teller": "teller--prose", "Bard": "bard--prose"},
+    )
+
+
+@pytest.fixture(scope="session")
 async def browser() -> AsyncIterator[Browser]:
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(

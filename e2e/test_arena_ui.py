@@ -246,6 +246,29 @@ async def test_a_streamed_answer_ends_as_its_whole_markdown(
         assert not any(mark in text for mark in ("**", "```", "|---", "## "))
 
 
+async def test_plain_prose_reaches_the_page_by_the_feed_and_its_markdown_when_its_line_ends(
+    prose_product: ProductProcess, page: Page
+) -> None:
+    """Words that look the same as plain text are not sent again as Markdown every 0.25 s:
+    the live feed shows them, and the state folds them when their line ends."""
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(str(f))))
+    await _open(page, prose_product.url + "/")
+    await _ask(page, "Tell me something plain")
+
+    # Fifteen words in (0.75 s, three timer periods), the line still streams: none of it has
+    # been folded into either answer's Markdown.
+    await page.wait_for_function(_PANE_A_HAS_WORDS.format(count=15), timeout=STREAM_TIMEOUT)
+    assert not [frame for frame in frames if '"open_block_rx_state_":"word' in frame]
+
+    await _wait_votable(page)
+    for slot in "AB":
+        pane = page.get_by_test_id(f"pane-{slot}")
+        await expect(pane.locator("p")).to_have_count(2)
+        await expect(pane.locator("p").last).to_have_text("The end.")
+        assert (await pane.locator("p").first.inner_text()).split()[-1] == "word39"
+
+
 async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(
     product: ProductProcess, page: Page
 ) -> None:

@@ -20,12 +20,13 @@ from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
 from arena_app.live import LiveFeed, feeds
 from arena_app.state.leaderboard import LeaderboardState
-from arena_app.state.pane_text import freeze_blocks
+from arena_app.state.pane_text import freeze_blocks, shows_as_typed
 
 # Each answer streams into a state of its own (``PaneAState``, ``PaneBState``), so that a flush
 # re-renders one pane, not the page. Every token reaches the page at once through the round's
 # live feed (``arena_app.live``); the state takes the words into the answer's Markdown when its
-# line ends, a status comes or ``FOLD_S`` has passed, at most once per ``FRAME_S``.
+# line ends, a status comes or ``FOLD_S`` has passed and the words would look different as
+# Markdown, at most once per ``FRAME_S``.
 FRAME_S = 0.02
 FOLD_S = 0.25
 TAIL_CHARS = 1024
@@ -220,6 +221,7 @@ class ArenaState(rx.State):
         flusher task takes the text into the panes' Markdown and applies the statuses."""
         pending: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         lines_ended: set[str] = set()  # slots whose pending text ends a line
+        line_start: dict[str, bool] = dict.fromkeys(SLOTS, True)  # its Markdown ends a line
         statuses: list[Any] = []
         reset = False
         dirty = asyncio.Event()  # something came
@@ -229,13 +231,17 @@ class ArenaState(rx.State):
         async def flush(slots: set[str]) -> None:
             """Fold the pending text of ``slots`` and apply the statuses."""
             nonlocal reset
-            chunks = {slot: "".join(pending[slot]) if slot in slots else "" for slot in pending}
-            for slot in slots:
-                pending[slot].clear()
-            lines_ended.difference_update(slots)
             applied, clear_text = statuses[:], reset
             statuses.clear()
             reset = False
+            if clear_text:
+                line_start.update(dict.fromkeys(SLOTS, True))
+            chunks = {slot: "".join(pending[slot]) if slot in slots else "" for slot in pending}
+            for slot in slots:
+                pending[slot].clear()
+                if chunks[slot]:
+                    line_start[slot] = chunks[slot].endswith("\n")
+            lines_ended.difference_update(slots)
             async with self:
                 if clear_text:
                     await self._reset_text()
@@ -244,6 +250,15 @@ class ArenaState(rx.State):
                     pane._fold(text)
                 for status in applied:
                     self._apply(status)
+
+        def worth_folding(slot: str) -> bool:
+            """On the timer: whether the slot's words would show differently as Markdown."""
+            text = "".join(pending[slot])
+            if not text:
+                return False
+            if not feed.followed or len(text) > TAIL_CHARS:
+                return True
+            return not shows_as_typed(text, line_start[slot])
 
         async def flusher() -> None:
             while True:
@@ -256,9 +271,14 @@ class ArenaState(rx.State):
                 due.clear()
                 # A line's end folds its own pane only: the other's words wait in its live tail
                 # for a line end of their own, so each message re-renders one answer. A status,
-                # a steer, the timer or the round's end folds both.
-                everything = timed_out or finished or reset or bool(statuses)
-                slots = set(pending) if everything else set(lines_ended)
+                # a steer or the round's end folds both; the timer, each pane whose words would
+                # look different as Markdown (or that no page sees but as Markdown).
+                if finished or reset or statuses:
+                    slots = set(pending)
+                elif timed_out:
+                    slots = lines_ended | {slot for slot in pending if worth_folding(slot)}
+                else:
+                    slots = set(lines_ended)
                 if all(not pending[slot] for slot in set(pending) - slots):
                     dirty.clear()
                 await flush(slots)

@@ -17,11 +17,27 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["Blocks", "freeze_blocks"]
+__all__ = ["Blocks", "freeze_blocks", "shows_as_typed"]
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r"\s*([-*+]|\d{1,9}[.)])(\s|$)")
 _MAYBE_LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)]?)$")  # a line that may still become one
+
+
+# What Markdown (CommonMark, GFM, math) may render otherwise than as typed, inside a line:
+# emphasis, code, links and images, autolinks, entities, escapes, strikethrough, math, tables,
+# headings and setext underlines, and list markers.
+_INLINE_SYNTAX = re.compile(r"[*_`\[\]()!<>&\\~$|#=+\-]|://|www\.")
+
+
+def shows_as_typed(text: str, at_line_start: bool) -> bool:
+    """Whether ``text``, the next words of the open block, looks the same as plain text as it
+    will as Markdown: one line of prose with none of Markdown's syntax that does not start a
+    line with indentation or a number. The page shows such words at once in its live tail, so
+    taking them into the Markdown can wait for their line to end."""
+    if "\n" in text or _INLINE_SYNTAX.search(text):
+        return False
+    return not (at_line_start and (text[:1].isspace() or text[:1].isdigit()))
 
 
 class Blocks(NamedTuple):

@@ -10,6 +10,7 @@ messages name the model.
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -24,6 +25,7 @@ from tests.fakes._scripted import Ending, ScriptedStream
 __all__ = [
     "HOSTILE_TOKENS",
     "MARKDOWN_ANSWER",
+    "PROSE_ANSWER",
     "OK_OUTPUT_TOKENS",
     "OK_TOKENS",
     "create_app",
@@ -48,8 +50,21 @@ MARKDOWN_ANSWER = (
     "> A quote.\n\nThe last paragraph ends here."
 )
 MARKDOWN_PIECE, MARKDOWN_INTERVAL = 3, 0.004
+# A long line of plain prose, then a short paragraph, a word every 50 ms ("prose").
+PROSE_ANSWER = " ".join(f"word{i}" for i in range(40)) + "\n\nThe end."
+PROSE_INTERVAL = 0.05
 STREAMING_BEHAVIOURS = frozenset(
-    {"ok", "hostile", "markdown", "disconnect", "stall", "truncated", "error-line", "garbage"}
+    {
+        "ok",
+        "hostile",
+        "markdown",
+        "prose",
+        "disconnect",
+        "stall",
+        "truncated",
+        "error-line",
+        "garbage",
+    }
 )
 PROMPT_TOKENS = 11
 
@@ -139,7 +154,7 @@ def create_app(recorder: Recorder) -> Starlette:
         pieces = [chunks.delta({"role": "assistant", "content": ""})]
         ending: Ending = "end"
         interval = 0.0
-        if behaviour in ("ok", "hostile", "markdown"):
+        if behaviour in ("ok", "hostile", "markdown", "prose"):
             tokens: tuple[str, ...] = OK_TOKENS
             if behaviour == "hostile":
                 tokens = HOSTILE_TOKENS
@@ -149,6 +164,9 @@ def create_app(recorder: Recorder) -> Starlette:
                     for i in range(0, len(MARKDOWN_ANSWER), MARKDOWN_PIECE)
                 )
                 interval = MARKDOWN_INTERVAL
+            elif behaviour == "prose":
+                tokens = tuple(re.findall(r"\s*\S+", PROSE_ANSWER))
+                interval = PROSE_INTERVAL
             pieces += [chunks.delta({"content": token}) for token in tokens]
             pieces.append(chunks.delta({}, finish_reason="stop"))
             if include_usage:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena_app.state.pane_text import freeze_blocks
+from arena_app.state.pane_text import freeze_blocks, shows_as_typed
 
 LIMIT = 1000
 
@@ -97,3 +98,42 @@ def test_streaming_in_pieces_freezes_the_same_blocks_as_all_at_once(pieces: list
         rest = blocks.rest
 
     assert whole + [rest] == [*freeze_blocks(text, LIMIT).whole, freeze_blocks(text, LIMIT).rest]
+
+
+def test_plain_prose_shows_as_typed() -> None:
+    assert shows_as_typed(" the quick brown fox, it said; twice: 42 times.", at_line_start=False)
+    assert shows_as_typed("Then it slept", at_line_start=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " some **bold**",
+        " a *stress",
+        " snake_case",
+        " `code`",
+        " [a link](x)",
+        " an image !",
+        " <https://example.com>",
+        " see https://example.com",
+        " www.example.com",
+        " AT&amp;T",
+        " a \\* escape",
+        " ~~struck~~",
+        " $x^2$",
+        " a | table",
+        " # heading",
+        " a setext ===",
+        " well-known",
+        " one + two",
+        " two lines\nof text",
+    ],
+)
+def test_anything_markdown_may_render_otherwise_does_not(text: str) -> None:
+    assert not shows_as_typed(text, at_line_start=False)
+
+
+@pytest.mark.parametrize("text", ["    indented code", "1. a list", "2) item"])
+def test_a_line_starting_with_indentation_or_a_number_does_not(text: str) -> None:
+    assert not shows_as_typed(text, at_line_start=True)
+    assert shows_as_typed(text.replace(".", "").replace(")", ""), at_line_start=False)
