@@ -271,8 +271,8 @@ class ArenaState(rx.State):
                 due.clear()
                 # A line's end folds its own pane only: the other's words wait in its live tail
                 # for a line end of their own, so each message re-renders one answer. A status,
-                # a steer or the round's end folds both; the timer, each pane whose words would
-                # look different as Markdown (or that no page sees but as Markdown).
+                # a steer or the round's end folds both; the timer folds a pane whose words
+                # would look different as Markdown, or that no page sees through the feed.
                 if finished or reset or statuses:
                     slots = set(pending)
                 elif timed_out:
