@@ -25,11 +25,10 @@ from collections.abc import AsyncIterator
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from arena_api.core.models import SLOTS
-from arena_api.routes.errors import error_response
 
 __all__ = ["FEED_PATH", "LiveFeed", "LiveFeeds", "feeds", "live_app"]
 
@@ -125,7 +124,11 @@ feeds = LiveFeeds()
 async def follow_feed(request: Request) -> Response:
     feed = feeds.get(request.path_params["ticket"])
     if feed is None:
-        return error_response(404, "feed_not_found", "No round is streaming under this ticket")
+        # The error body of the API's errors (the UI reaches no further into arena_api).
+        return JSONResponse(
+            {"error": "No round is streaming under this ticket", "code": "feed_not_found"},
+            status_code=404,
+        )
     return StreamingResponse(
         feed.follow(),
         media_type="text/event-stream",
