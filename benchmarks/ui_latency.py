@@ -112,6 +112,10 @@ def product(model_url: str, data_dir: Path) -> Iterator[str]:
 
 OBSERVE = """() => {
   window.__latencies = [];
+  // The page says when it has seen enough stamps (no poller runs beside the stream).
+  let wanted = Infinity;
+  let reached = () => {};
+  window.__reach = (count) => new Promise((resolve) => { wanted = count; reached = resolve; });
   const seen = new Set();
   const stamp = /⟦(\\d+):([\\d.]+)⟧/g;
   // What the observer does per word is kept small and alike for every page it watches: a
@@ -138,6 +142,7 @@ OBSERVE = """() => {
       const key = pane + m[1];
       if (!seen.has(key)) { seen.add(key); window.__latencies.push(now - EPOCH_MS - Number(m[2])); }
     }
+    if (window.__latencies.length >= wanted) reached();
   };
   // Only what changed is read (never layout), so the observer adds little to the page's work.
   new MutationObserver((records) => {
@@ -227,11 +232,11 @@ async def measure(
             loads.append(time.perf_counter() - started)
             await page.evaluate(_js(OBSERVE))
             await page.get_by_test_id("prompt").fill(f"ui {time.time()}")
+            # Asked before the round starts, so that nothing of Playwright's (an injected script
+            # to compile, a poller) runs in the page while it streams: the raw readers have none.
+            reached = asyncio.ensure_future(page.evaluate(f"window.__reach({2 * tokens})"))
             await page.get_by_test_id("send").click()
-            # Polled every 100 ms, not every frame: the raw readers have no poller beside them.
-            await page.wait_for_function(
-                f"window.__latencies.length >= {2 * tokens}", polling=100, timeout=120_000
-            )
+            await asyncio.wait_for(reached, 120)
             latencies = await page.evaluate("window.__latencies")
             ui += latencies
             late += latencies[-len(latencies) // 10 :]
