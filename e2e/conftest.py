@@ -97,6 +97,23 @@ def slow_product(
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def shadow_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """Shadow exposure: the incumbent answers alone and the round cannot be voted on."""
+    server = _serve(
+        fresh_database,
+        tmp_path_factory.mktemp("shadow"),
+        ARENA_EXPOSURE="shadow",
+        ARENA_DEFAULT_MODEL="mock-aurora",
+        ARENA_MOCK_TOKENS_PER_SECOND="20",
+        ARENA_MOCK_TOKENS="60",
+    )
+    yield server
+    server.stop()
+
+
 def _on_fake_openai(
     fresh_database: Callable[[], str], folder: Path, models: dict[str, str]
 ) -> Iterator[ProductProcess]:

@@ -95,7 +95,23 @@ async def test_a_tie_ends_the_branch_and_offers_a_new_conversation(
 
     await expect(page.get_by_test_id("new-conversation")).to_be_visible()
     await page.get_by_test_id("new-conversation").click()
-    await expect(page.get_by_test_id("pane-A")).to_have_count(0)
+    await expect(page.get_by_test_id("pane-A")).to_be_hidden()
+
+
+async def test_a_round_that_cannot_be_voted_on_shows_no_votes(
+    shadow_product: ProductProcess, page: Page
+) -> None:
+    """The vote bar is laid out while a round starts (most rounds are votable); once this one
+    turns out to be a shadow round, it goes, and the answer still streams."""
+    await _open(page, shadow_product.url + "/")
+    await _ask(page, "Answer alone")
+
+    await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
+    # Gone while the answer still streams (it takes 3 s), not only once it has ended.
+    await expect(page.get_by_test_id("vote-left")).to_be_hidden(timeout=1_000)
+    await expect(page.get_by_test_id("stop")).to_be_visible()
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=STREAM_TIMEOUT)
+    await expect(page.get_by_test_id("vote-left")).to_be_hidden()
 
 
 async def test_stop_ends_the_round_and_keeps_the_partial_answers(

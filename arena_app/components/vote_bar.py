@@ -14,14 +14,18 @@ VOTES: tuple[tuple[str, str, str], ...] = (
     ("skip", "Skip", "5"),
 )
 
-# Keys 1-5 press the matching vote button, unless the user is typing.
+# Keys 1-5 press the matching vote button, unless the user is typing. The page installs it once
+# (``arena_app.pages.index``), not each time the bar mounts.
 SHORTCUTS = """
-document.addEventListener('keydown', (e) => {
-  const tag = (e.target && e.target.tagName) || '';
-  if (tag === 'TEXTAREA' || tag === 'INPUT' || e.ctrlKey || e.metaKey || e.altKey) return;
-  const button = document.getElementById('vote-key-' + e.key);
-  if (button && !button.disabled) button.click();
-});
+if (!window.__arenaVoteKeys) {
+  window.__arenaVoteKeys = true;  // once per document, however often the page mounts
+  document.addEventListener('keydown', (e) => {
+    const tag = (e.target && e.target.tagName) || '';
+    if (tag === 'TEXTAREA' || tag === 'INPUT' || e.ctrlKey || e.metaKey || e.altKey) return;
+    const button = document.getElementById('vote-key-' + e.key);
+    if (button && !button.disabled) button.click();
+  });
+}
 """
 
 
@@ -70,7 +74,9 @@ def vote_bar() -> rx.Component:
                 wrap="wrap",
             ),
         ),
-        rx.script(SHORTCUTS),
         align="center",
         width="100%",
+        # Mounted with the panes and hidden when the round is not votable: a bar that mounted
+        # when the round's id arrived would render beside its first tokens and delay them.
+        display=rx.cond(ArenaState.shows_votes, "flex", "none"),
     )

@@ -7,7 +7,7 @@ import reflex as rx
 from arena_app.components.layout import layout
 from arena_app.components.leaderboard import leaderboard
 from arena_app.components.panes import pane, past_turn
-from arena_app.components.vote_bar import vote_bar
+from arena_app.components.vote_bar import SHORTCUTS, vote_bar
 from arena_app.state.arena import ArenaState, PaneAState, PaneBState, TemplateState
 
 
@@ -103,36 +103,36 @@ def index() -> rx.Component:
                         data_testid="notice",
                     ),
                 ),
-                rx.cond(
-                    ArenaState.has_round,
-                    rx.vstack(
-                        rx.grid(
-                            pane(
-                                "A",
-                                PaneAState,
-                                ArenaState.error_a,
-                                ArenaState.done_a,
-                                ArenaState.streaming,
-                                ArenaState.reveal_a,
-                                ArenaState.live_feed,
-                            ),
-                            pane(
-                                "B",
-                                PaneBState,
-                                ArenaState.error_b,
-                                ArenaState.done_b,
-                                ArenaState.streaming,
-                                ArenaState.reveal_b,
-                                ArenaState.live_feed,
-                            ),
-                            columns=rx.breakpoints(initial="1", md="2"),
-                            spacing="4",
-                            width="100%",
+                # The round's panes and votes are laid out with the page and shown when a round
+                # starts: mounted then, their first render would run beside the first tokens.
+                rx.vstack(
+                    rx.grid(
+                        pane(
+                            "A",
+                            PaneAState,
+                            ArenaState.error_a,
+                            ArenaState.done_a,
+                            ArenaState.streaming,
+                            ArenaState.reveal_a,
+                            ArenaState.live_feed,
                         ),
-                        rx.cond(ArenaState.votable | (ArenaState.vote_cast != ""), vote_bar()),
-                        width="100%",
+                        pane(
+                            "B",
+                            PaneBState,
+                            ArenaState.error_b,
+                            ArenaState.done_b,
+                            ArenaState.streaming,
+                            ArenaState.reveal_b,
+                            ArenaState.live_feed,
+                        ),
+                        columns=rx.breakpoints(initial="1", md="2"),
                         spacing="4",
+                        width="100%",
                     ),
+                    vote_bar(),
+                    width="100%",
+                    spacing="4",
+                    display=rx.cond(ArenaState.has_round, "flex", "none"),
                 ),
                 spacing="4",
                 width="100%",
@@ -141,5 +141,6 @@ def index() -> rx.Component:
             columns=rx.breakpoints(initial="1", lg="3fr 1fr"),
             spacing="5",
             width="100%",
-        )
+        ),
+        rx.script(SHORTCUTS),
     )

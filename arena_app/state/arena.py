@@ -14,7 +14,15 @@ from typing import Any
 import reflex as rx
 
 from arena_api.core.errors import ArenaError
-from arena_api.core.events import MatchupDone, RunError, SlotDone, SlotError, Steered, Token
+from arena_api.core.events import (
+    MatchupDone,
+    MatchupStarted,
+    RunError,
+    SlotDone,
+    SlotError,
+    Steered,
+    Token,
+)
 from arena_api.core.models import SLOTS
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
@@ -99,12 +107,19 @@ class ArenaState(rx.State):
     notice: str = ""
     turns: list[dict[str, str]] = []
     live_feed: str = ""  # the URL of the round's live feed while it streams
+    _matchup: str = ""  # the id of the round on screen, as soon as it has started
     _token: str = ""
 
     @rx.var
     def has_round(self) -> bool:
         """A round is on screen: voted, streaming or still starting."""
         return self.matchup_id != "" or self.streaming
+
+    @rx.var
+    def shows_votes(self) -> bool:
+        """The vote bar is shown: the round is votable, voted, or still starting (most rounds
+        are votable, so the bar is laid out before the first token rather than beside it)."""
+        return self.votable or self.vote_cast != "" or (self.streaming and not self.matchup_id)
 
     @rx.var
     def can_vote(self) -> bool:
@@ -143,7 +158,7 @@ class ArenaState(rx.State):
         self.done_a = self.done_b = False
         self.matchup_id = self.vote_cast = self.reveal_a = self.reveal_b = ""
         self.votable = False
-        self._token = ""
+        self._matchup = self._token = ""
 
     async def _archive_round(self) -> None:
         """Move the voted round into the conversation's history above the panes."""
@@ -180,6 +195,8 @@ class ArenaState(rx.State):
             await self._clear_round()
             self.streaming = True
             self.notice = ""
+            self.prompt = ""
+            self.continuable = False
             self._last_prompt = prompt
             body = {"prompt": prompt, "sessionId": self.session_id}
             if continuing:
@@ -196,18 +213,27 @@ class ArenaState(rx.State):
             async with self:
                 self.streaming = False
                 self.live_feed = ""
+                self.prompt = prompt
+                self.continuable = bool(continuing)
                 self.notice = _describe(exc)
             return
         started = round_.started
         async with self:
-            self.prompt = ""
-            self.matchup_id = started.matchup_id
-            self.conversation_id = started.conversation_id or ""
-            self.turn_index = started.turn_index or 0
-            self.votable = started.votable
-            self.continuable = False
+            # Backend vars only (they send the page nothing): the page learns the round's ids
+            # with its first status, since nothing it shows changes with them before, and a
+            # delta of this state re-renders most of the page beside the first tokens. A round
+            # that cannot be voted on hides the vote bar at once.
+            self._matchup = started.matchup_id
             self._token = started.matchup_token or ""
-        await self._pump(round_.events, feed)
+            if not started.votable:
+                self._apply_started(started)
+        await self._pump(round_.events, feed, started if started.votable else None)
+
+    def _apply_started(self, started: MatchupStarted) -> None:
+        self.matchup_id = started.matchup_id
+        self.conversation_id = started.conversation_id or ""
+        self.turn_index = started.turn_index or 0
+        self.votable = started.votable
 
     async def _panes(self) -> tuple[LivePane, LivePane]:
         return await self.get_state(PaneAState), await self.get_state(PaneBState)
@@ -216,9 +242,10 @@ class ArenaState(rx.State):
         for pane in await self._panes():
             pane._clear()
 
-    async def _pump(self, events: Any, feed: LiveFeed) -> None:
+    async def _pump(self, events: Any, feed: LiveFeed, started: MatchupStarted | None) -> None:
         """Consume the round's public events: each token goes to the live feed at once, and a
-        flusher task takes the text into the panes' Markdown and applies the statuses."""
+        flusher task takes the text into the panes' Markdown and applies the statuses (and, with
+        the first of them, ``started``)."""
         pending: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         lines_ended: set[str] = set()  # slots whose pending text ends a line
         line_start: dict[str, bool] = dict.fromkeys(SLOTS, True)  # its Markdown ends a line
@@ -230,7 +257,7 @@ class ArenaState(rx.State):
 
         async def flush(slots: set[str]) -> None:
             """Fold the pending text of ``slots`` and apply the statuses."""
-            nonlocal reset
+            nonlocal reset, started
             applied, clear_text = statuses[:], reset
             statuses.clear()
             reset = False
@@ -248,6 +275,9 @@ class ArenaState(rx.State):
                     self.live_feed = feed.url
                 for pane, text in zip(await self._panes(), chunks.values(), strict=True):
                     pane._fold(text)
+                if started is not None and (applied or finished):
+                    self._apply_started(started)
+                    started = None
                 for status in applied:
                     self._apply(status)
 
@@ -295,6 +325,8 @@ class ArenaState(rx.State):
                     if "\n" in event.token:
                         lines_ended.add(event.slot)
                         due.set()
+                elif isinstance(event, MatchupStarted):
+                    continue  # ``started`` (the round's first event, had before the stream)
                 elif isinstance(event, Steered):
                     for parts in pending.values():
                         parts.clear()
@@ -332,8 +364,8 @@ class ArenaState(rx.State):
 
     @rx.event
     def stop(self) -> None:
-        if self.streaming and self.matchup_id:
-            services().arena.stop(uuid.UUID(self.matchup_id))
+        if self.streaming and self._matchup:
+            services().arena.stop(uuid.UUID(self._matchup))
 
     @rx.event
     async def vote(self, choice: str) -> Any:
