@@ -21,6 +21,13 @@ def markdown_block(text: rx.Var[str]) -> rx.Component:
     return answer(text)
 
 
+@rx.memo
+def open_block(text: rx.Var[str]) -> rx.Component:
+    """The block still being written: memoised too, so that a flush which freezes a block (and
+    leaves this one empty, as it was) does not parse it again."""
+    return answer(text, class_name="arena-answer arena-open")
+
+
 def pane(
     slot: str,
     live: type[LivePane],
@@ -65,7 +72,7 @@ def pane(
                     rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
                     # Marked by a class, not found by :last-of-type: a structural selector
                     # would restyle every block of the answer each time one is added.
-                    answer(live.open_block, class_name="arena-answer arena-open"),
+                    open_block(text=live.open_block),
                     live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
                     class_name="arena-live",
                     data_testid=f"pane-{slot}",
