@@ -217,23 +217,11 @@ class ArenaState(rx.State):
                 self.continuable = bool(continuing)
                 self.notice = _describe(exc)
             return
-        started = round_.started
         async with self:
-            # Backend vars only (they send the page nothing): the page learns the round's ids
-            # with its first status, since nothing it shows changes with them before, and a
-            # delta of this state re-renders most of the page beside the first tokens. A round
-            # that cannot be voted on hides the vote bar at once.
-            self._matchup = started.matchup_id
-            self._token = started.matchup_token or ""
-            if not started.votable:
-                self._apply_started(started)
-        await self._pump(round_.events, feed, started if started.votable else None)
-
-    def _apply_started(self, started: MatchupStarted) -> None:
-        self.matchup_id = started.matchup_id
-        self.conversation_id = started.conversation_id or ""
-        self.turn_index = started.turn_index or 0
-        self.votable = started.votable
+            # Backend vars only: they send the page nothing (the pump applies the rest).
+            self._matchup = round_.started.matchup_id
+            self._token = round_.started.matchup_token or ""
+        await self._pump(round_.events, feed)
 
     async def _panes(self) -> tuple[LivePane, LivePane]:
         return await self.get_state(PaneAState), await self.get_state(PaneBState)
@@ -242,10 +230,14 @@ class ArenaState(rx.State):
         for pane in await self._panes():
             pane._clear()
 
-    async def _pump(self, events: Any, feed: LiveFeed, started: MatchupStarted | None) -> None:
+    async def _pump(self, events: Any, feed: LiveFeed) -> None:
         """Consume the round's public events: each token goes to the live feed at once, and a
-        flusher task takes the text into the panes' Markdown and applies the statuses (and, with
-        the first of them, ``started``)."""
+        flusher task takes the text into the panes' Markdown and applies the statuses.
+
+        The round's ids (``matchup_started``) wait for its first other status: nothing the page
+        shows changes with them before, and a delta of this state re-renders most of the page
+        beside the first tokens. A round that cannot be voted on applies them at once, to hide
+        the vote bar."""
         pending: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         lines_ended: set[str] = set()  # slots whose pending text ends a line
         line_start: dict[str, bool] = dict.fromkeys(SLOTS, True)  # its Markdown ends a line
@@ -254,6 +246,7 @@ class ArenaState(rx.State):
         dirty = asyncio.Event()  # something came
         due = asyncio.Event()  # a line ended, a status came or the round ended: fold now
         finished = False
+        started: MatchupStarted | None = None  # applied with the next status
 
         async def flush(slots: set[str]) -> None:
             """Fold the pending text of ``slots`` and apply the statuses."""
@@ -276,7 +269,7 @@ class ArenaState(rx.State):
                 for pane, text in zip(await self._panes(), chunks.values(), strict=True):
                     pane._fold(text)
                 if started is not None and (applied or finished):
-                    self._apply_started(started)
+                    applied.insert(0, started)
                     started = None
                 for status in applied:
                     self._apply(status)
@@ -325,8 +318,8 @@ class ArenaState(rx.State):
                     if "\n" in event.token:
                         lines_ended.add(event.slot)
                         due.set()
-                elif isinstance(event, MatchupStarted):
-                    continue  # ``started`` (the round's first event, had before the stream)
+                elif isinstance(event, MatchupStarted) and event.votable:
+                    started = event
                 elif isinstance(event, Steered):
                     for parts in pending.values():
                         parts.clear()
@@ -351,7 +344,12 @@ class ArenaState(rx.State):
                 self.live_feed = ""
 
     def _apply(self, event: Any) -> None:
-        if isinstance(event, SlotError):
+        if isinstance(event, MatchupStarted):
+            self.matchup_id = event.matchup_id
+            self.conversation_id = event.conversation_id or ""
+            self.turn_index = event.turn_index or 0
+            self.votable = event.votable
+        elif isinstance(event, SlotError):
             setattr(self, f"error_{event.slot.lower()}", event.message)
         elif isinstance(event, SlotDone):
             setattr(self, f"done_{event.slot.lower()}", True)
