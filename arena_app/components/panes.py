@@ -8,24 +8,18 @@ from arena_app.components.live_tail import live_tail
 from arena_app.state.arena import LivePane
 
 
-def answer(text: rx.Var[str], class_name: str = "arena-answer") -> rx.Component:
+def answer(text: rx.Var[str], class_name: str | rx.Var[str] = "arena-answer") -> rx.Component:
     """Model output is untrusted: Markdown without raw HTML (react-markdown also drops
     ``javascript:`` links), so nothing in an answer can run in the page."""
     return rx.markdown(text, use_raw=False, class_name=class_name)
 
 
 @rx.memo
-def markdown_block(text: rx.Var[str]) -> rx.Component:
+def markdown_block(text: rx.Var[str], class_name: rx.Var[str]) -> rx.Component:
     """Markdown that renders again only when its text changes (memoised), not on every flush
-    of the pane around it."""
-    return answer(text)
-
-
-@rx.memo
-def open_block(text: rx.Var[str]) -> rx.Component:
-    """The block still being written: memoised too, so that a flush which freezes a block (and
-    leaves this one empty, as it was) does not parse it again."""
-    return answer(text, class_name="arena-answer arena-open")
+    of the pane around it: a whole block, or the open one (which a flush that freezes a block
+    leaves empty, as it was)."""
+    return answer(text, class_name=class_name)
 
 
 def pane(
@@ -69,10 +63,13 @@ def pane(
             # item is never a relayout boundary, so each word would lay out the page again.
             rx.box(
                 rx.box(
-                    rx.foreach(live.blocks, lambda block: markdown_block(text=block)),
+                    rx.foreach(
+                        live.blocks,
+                        lambda block: markdown_block(text=block, class_name="arena-answer"),
+                    ),
                     # Marked by a class, not found by :last-of-type: a structural selector
                     # would restyle every block of the answer each time one is added.
-                    open_block(text=live.open_block),
+                    markdown_block(text=live.open_block, class_name="arena-answer arena-open"),
                     live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
                     class_name="arena-live",
                     data_testid=f"pane-{slot}",
