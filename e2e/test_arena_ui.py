@@ -197,6 +197,17 @@ _PANE_A_HAS_WORDS = (
     ".split(/\\s+/).filter(Boolean).length >= {count}"
 )
 
+# Where pane A's live tail starts, and where its last rendered paragraph ends (px).
+_TAIL_AND_LAST_PARAGRAPH = """() => {
+  const pane = document.querySelector('[data-testid=pane-A]');
+  const tail = pane.querySelector('.arena-tail');
+  const paragraphs = pane.querySelectorAll('p');
+  return [
+    {text: tail.textContent, top: tail.getClientRects()[0].top},
+    {bottom: paragraphs[paragraphs.length - 1].getBoundingClientRect().bottom},
+  ];
+}"""
+
 
 async def test_hostile_model_output_never_runs_and_a_failed_slot_shows_its_error(
     hostile_product: ProductProcess, page: Page
@@ -277,12 +288,18 @@ async def test_plain_prose_reaches_the_page_by_the_feed_and_its_markdown_when_it
     await page.wait_for_function(_PANE_A_HAS_WORDS.format(count=15), timeout=STREAM_TIMEOUT)
     assert not [frame for frame in frames if '"open_block_rx_state_":"word' in frame]
 
+    # The blank line ends its token. The second paragraph's words, still in the live tail,
+    # start a line of their own, not the end of the first paragraph's last line.
+    await page.wait_for_function(_PANE_A_HAS_WORDS.format(count=44), timeout=STREAM_TIMEOUT)
+    tail, paragraph = await page.evaluate(_TAIL_AND_LAST_PARAGRAPH)
+    assert tail["text"].startswith("more0") and tail["top"] >= paragraph["bottom"]
+
     await _wait_votable(page)
     for slot in "AB":
         pane = page.get_by_test_id(f"pane-{slot}")
         await expect(pane.locator("p")).to_have_count(2)
-        await expect(pane.locator("p").last).to_have_text("The end.")
         assert (await pane.locator("p").first.inner_text()).split()[-1] == "word39"
+        assert (await pane.locator("p").last.inner_text()).endswith("more11 The end.")
 
 
 async def test_nothing_identifies_a_model_in_the_browser_before_the_vote(

@@ -2,10 +2,11 @@
 
 The browser renders each whole block once and re-renders only the open block on every flush, so
 the Markdown work per flush does not grow with the answer, and a flush inside a block sends that
-block alone (the list of whole blocks goes out when a block ends). A block ends
-at a blank line outside a code fence, before a line that starts a new block: not an indented
-continuation and not another list item (a list stays one block, so it keeps its numbering and
-spacing). Each block renders as it would inside the whole text.
+block alone (the list of whole blocks goes out when a block ends). Outside a code fence, a
+blank line ends a block at once, unless the block is a list: a list ends before a line after a
+blank one that starts a new block, not an indented continuation and not another item (a list
+stays one block, so it keeps its numbering and spacing). Each block renders as it would inside
+the whole text.
 
 An open block longer than ``limit`` is cut anyway, so that one enormous code listing or paragraph
 cannot make every flush expensive: a code block at its last line break, closed in the frozen part
@@ -51,25 +52,43 @@ def freeze_blocks(text: str, limit: int) -> Blocks:
     blocks: list[str] = []
     start = position = opened = 0
     fence = fence_line = ""
-    after_blank = False
+    after_blank = listed = False
     for line in text.splitlines(keepends=True):
         complete = line.endswith("\n")
-        if after_blank and not fence and _starts_block(line, complete):
+        if (
+            after_blank
+            and not fence
+            and _starts_block(line, complete)
+            and _holds(text, start, position)
+        ):
             blocks.append(text[start:position])
-            start = position
+            start, listed = position, False
         marker = _FENCE.match(line)
         if not fence and marker:
             fence, fence_line, opened = marker.group(1), line, position + len(line)
         elif fence and marker and complete and _closes(line, fence):
             fence = ""
+        elif not fence and _LIST_ITEM.match(line):
+            listed = True
         after_blank = complete and not line.strip()
         position += len(line)
+        if after_blank and not fence and not listed and _holds(text, start, position):
+            # A blank line ends any block but a list (whose items it may separate) at once: the
+            # words after it start a line of their own, not the end of the block's last line,
+            # and the block renders once, frozen.
+            blocks.append(text[start:position])
+            start = position
     rest = text[start:]
     if len(rest) > limit:
         frozen, rest = _cut(rest, fence, fence_line, opened - start)
         if frozen:
             blocks.append(frozen)
     return Blocks(blocks, rest, bool(fence))
+
+
+def _holds(text: str, start: int, end: int) -> bool:
+    """Blank lines alone are no block: they lead the next one."""
+    return bool(text[start:end].strip())
 
 
 def _starts_block(line: str, complete: bool) -> bool:

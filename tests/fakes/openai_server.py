@@ -50,8 +50,14 @@ MARKDOWN_ANSWER = (
     "> A quote.\n\nThe last paragraph ends here."
 )
 MARKDOWN_PIECE, MARKDOWN_INTERVAL = 3, 0.004
-# A long line of plain prose, then a short paragraph, a word every 50 ms ("prose").
-PROSE_ANSWER = " ".join(f"word{i}" for i in range(40)) + "\n\nThe end."
+# A long line of plain prose, then a second paragraph, a word every 50 ms ("prose"); each word
+# carries the space or blank line after it, as a model's tokens often do.
+PROSE_ANSWER = (
+    " ".join(f"word{i}" for i in range(40))
+    + "\n\n"
+    + " ".join(f"more{i}" for i in range(12))
+    + " The end."
+)
 PROSE_INTERVAL = 0.05
 STREAMING_BEHAVIOURS = frozenset(
     {
@@ -165,7 +171,7 @@ def create_app(recorder: Recorder) -> Starlette:
                 )
                 interval = MARKDOWN_INTERVAL
             elif behaviour == "prose":
-                tokens = tuple(re.findall(r"\s*\S+", PROSE_ANSWER))
+                tokens = tuple(re.findall(r"\S+\s*", PROSE_ANSWER))
                 interval = PROSE_INTERVAL
             pieces += [chunks.delta({"content": token}) for token in tokens]
             pieces.append(chunks.delta({}, finish_reason="stop"))

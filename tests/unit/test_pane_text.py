@@ -21,8 +21,21 @@ def test_every_finished_paragraph_is_frozen_once_the_next_one_starts() -> None:
     assert blocks == (["para one\n\n", "para two\n\n"], "still going", False)
 
 
-def test_a_blank_line_alone_does_not_end_a_block_before_more_text_comes() -> None:
-    assert freeze_blocks("para one\n\n", LIMIT) == ([], "para one\n\n", False)
+def test_a_blank_line_ends_a_paragraph_before_the_next_one_starts() -> None:
+    # The next words then start a line of their own, not the end of the paragraph's last line.
+    assert freeze_blocks("para one\n\n", LIMIT) == (["para one\n\n"], "", False)
+    assert freeze_blocks("# Title\n\n| a |\n|---|\n\n", LIMIT).whole == [
+        "# Title\n\n",
+        "| a |\n|---|\n\n",
+    ]
+
+
+def test_a_blank_line_does_not_end_a_list_before_more_text_comes() -> None:
+    assert freeze_blocks("- one\n\n", LIMIT) == ([], "- one\n\n", False)
+
+
+def test_blank_lines_alone_lead_the_next_block() -> None:
+    assert freeze_blocks("para\n\n\n\nnext\n\n", LIMIT).whole == ["para\n\n", "\n\nnext\n\n"]
 
 
 def test_a_list_stays_one_block_so_it_keeps_its_numbering_and_spacing() -> None:
@@ -30,7 +43,7 @@ def test_a_list_stays_one_block_so_it_keeps_its_numbering_and_spacing() -> None:
 
     blocks = freeze_blocks(text, LIMIT)
 
-    assert blocks.whole == ["Steps:\n\n1. first\n\n2. second\n\n   continued\n\n"]
+    assert blocks.whole == ["Steps:\n\n", "1. first\n\n2. second\n\n   continued\n\n"]
     assert blocks.rest == "Done"
 
 
