@@ -293,6 +293,8 @@ async def test_plain_prose_reaches_the_page_by_the_feed_and_its_markdown_when_it
     await page.wait_for_function(_PANE_A_HAS_WORDS.format(count=44), timeout=STREAM_TIMEOUT)
     tail, paragraph = await page.evaluate(_TAIL_AND_LAST_PARAGRAPH)
     assert tail["text"].startswith("more0") and tail["top"] >= paragraph["bottom"]
+    # The first paragraph is a whole block; no empty open block is rendered beside it.
+    await expect(page.get_by_test_id("pane-A").locator(".arena-open")).to_have_count(0)
 
     await _wait_votable(page)
     for slot in "AB":

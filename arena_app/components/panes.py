@@ -68,8 +68,14 @@ def pane(
                         lambda block: markdown_block(text=block, class_name="arena-answer"),
                     ),
                     # Marked by a class, not found by :last-of-type: a structural selector
-                    # would restyle every block of the answer each time one is added.
-                    markdown_block(text=live.open_block, class_name="arena-answer arena-open"),
+                    # would restyle every block of the answer each time one is added. Not
+                    # rendered while empty, as it is when the page loads and after every
+                    # paragraph: the page's first render parses no Markdown, and a fold that
+                    # freezes a block renders that block alone.
+                    rx.cond(
+                        live.open_block != "",
+                        markdown_block(text=live.open_block, class_name="arena-answer arena-open"),
+                    ),
                     live_tail(feed=feed, slot=slot, folded=live.folded, code=live.in_code),
                     class_name="arena-live",
                     data_testid=f"pane-{slot}",
