@@ -55,12 +55,8 @@ def freeze_blocks(text: str, limit: int) -> Blocks:
     after_blank = listed = False
     for line in text.splitlines(keepends=True):
         complete = line.endswith("\n")
-        if (
-            after_blank
-            and not fence
-            and _starts_block(line, complete)
-            and _holds(text, start, position)
-        ):
+        if listed and after_blank and not fence and _starts_block(line, complete):
+            # A list ends before a line after a blank one that starts a new block.
             blocks.append(text[start:position])
             start, listed = position, False
         marker = _FENCE.match(line)
@@ -72,10 +68,10 @@ def freeze_blocks(text: str, limit: int) -> Blocks:
             listed = True
         after_blank = complete and not line.strip()
         position += len(line)
-        if after_blank and not fence and not listed and _holds(text, start, position):
-            # A blank line ends any block but a list (whose items it may separate) at once: the
-            # words after it start a line of their own, not the end of the block's last line,
-            # and the block renders once, frozen.
+        if after_blank and not fence and not listed and text[start:position].strip():
+            # Any other block ends at its blank line, at once: the words after it start a line
+            # of their own, not the end of the block's last line, and the block renders once,
+            # frozen. Blank lines alone are no block: they lead the next one.
             blocks.append(text[start:position])
             start = position
     rest = text[start:]
@@ -84,11 +80,6 @@ def freeze_blocks(text: str, limit: int) -> Blocks:
         if frozen:
             blocks.append(frozen)
     return Blocks(blocks, rest, bool(fence))
-
-
-def _holds(text: str, start: int, end: int) -> bool:
-    """Blank lines alone are no block: they lead the next one."""
-    return bool(text[start:end].strip())
 
 
 def _starts_block(line: str, complete: bool) -> bool:
