@@ -28,7 +28,10 @@ from tests.support import (
 ARTEFACTS = ROOT / "test-results"
 
 
-def _serve(fresh_database: Callable[[], str], folder: Path, **env: str) -> ProductProcess:
+def _serving(
+    fresh_database: Callable[[], str], folder: Path, **env: str
+) -> Iterator[ProductProcess]:
+    """A session fixture's product: started, yielded, and stopped however its tests end."""
     base = {
         "DATABASE_URL": fresh_database(),
         "ARENA_DATA_DIR": str(folder / "data"),
@@ -38,7 +41,11 @@ def _serve(fresh_database: Callable[[], str], folder: Path, **env: str) -> Produ
         "ARENA_MOCK_TOKENS_PER_SECOND": "200",
         "ARENA_MOCK_TOKENS": "40",
     }
-    return ProductProcess({**base, **env}, free_port(), folder / "serve.log").start()
+    server = ProductProcess({**base, **env}, free_port(), folder / "serve.log").start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -46,9 +53,7 @@ def product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:
     """``arena serve`` in production single-port mode with the mock roster."""
-    server = _serve(fresh_database, tmp_path_factory.mktemp("product"))
-    yield server
-    server.stop()
+    yield from _serving(fresh_database, tmp_path_factory.mktemp("product"))
 
 
 @pytest.fixture(scope="session")
@@ -56,9 +61,7 @@ def empty_product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:
     """A product no test votes on: what a fresh install shows."""
-    server = _serve(fresh_database, tmp_path_factory.mktemp("empty"))
-    yield server
-    server.stop()
+    yield from _serving(fresh_database, tmp_path_factory.mktemp("empty"))
 
 
 @pytest.fixture(scope="session")
@@ -77,9 +80,7 @@ def demo_product(
             capture_output=True,
             timeout=300,
         )
-    server = _serve(lambda: url, tmp_path_factory.mktemp("demo"))
-    yield server
-    server.stop()
+    yield from _serving(lambda: url, tmp_path_factory.mktemp("demo"))
 
 
 @pytest.fixture(scope="session")
@@ -87,14 +88,12 @@ def slow_product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:
     """The mock roster answering slowly (20 tokens/s, 400 tokens): time to press stop."""
-    server = _serve(
+    yield from _serving(
         fresh_database,
         tmp_path_factory.mktemp("slow"),
         ARENA_MOCK_TOKENS_PER_SECOND="20",
         ARENA_MOCK_TOKENS="400",
     )
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -102,7 +101,7 @@ def shadow_product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:
     """Shadow exposure: the incumbent answers alone and the round cannot be voted on."""
-    server = _serve(
+    yield from _serving(
         fresh_database,
         tmp_path_factory.mktemp("shadow"),
         ARENA_EXPOSURE="shadow",
@@ -110,8 +109,6 @@ def shadow_product(
         ARENA_MOCK_TOKENS_PER_SECOND="20",
         ARENA_MOCK_TOKENS="60",
     )
-    yield server
-    server.stop()
 
 
 def _on_fake_openai(
@@ -128,7 +125,7 @@ def _on_fake_openai(
         )
     )
     with ServerThread(create_app(Recorder()), free_port()) as vendor:
-        server = _serve(
+        yield from _serving(
             fresh_database,
             folder,
             ARENA_MODELS_FILE=str(roster),
@@ -136,8 +133,6 @@ def _on_fake_openai(
             OPENAI_BASE_URL=f"{vendor.url}/v1",
             OPENAI_API_KEY="sk-test",
         )
-        yield server
-        server.stop()
 
 
 @pytest.fixture(scope="session")
