@@ -35,7 +35,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-from playwright.async_api import async_playwright
+from playwright.async_api import Page, async_playwright
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
@@ -215,6 +215,14 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+async def _into_div(page: Page) -> list[float]:
+    """The latencies of the raw reader appending each token to a plain div in ``page``."""
+    await page.evaluate("window.__latencies = []")
+    await page.evaluate(_js(RAW_INTO_DOM))
+    latencies: list[float] = await page.evaluate("window.__latencies")
+    return latencies
+
+
 async def measure(
     url: str, rounds: int, tokens: int
 ) -> tuple[list[float], list[float], list[float], list[float], list[float], list[float]]:
@@ -244,13 +252,10 @@ async def measure(
             ui += latencies
             late += latencies[-len(latencies) // 10 :]
             raw += await page.evaluate(_js(RAW_SSE))
-            for into, at in ((floor, None), (blank, url + "/health")):
-                if at:
-                    await page.goto(at)
-                    await page.evaluate(_js(OBSERVE))
-                await page.evaluate("window.__latencies = []")
-                await page.evaluate(_js(RAW_INTO_DOM))
-                into += await page.evaluate("window.__latencies")
+            floor += await _into_div(page)
+            await page.goto(url + "/health")  # a blank page: no React, no styles
+            await page.evaluate(_js(OBSERVE))
+            blank += await _into_div(page)
             await context.close()
         await browser.close()
     return ui, late, raw, floor, blank, loads
