@@ -12,9 +12,14 @@ the second (the follower) streams slot B of it. Pieces:
   recording the claim, so two simultaneous siblings can never both lead), hands the follower
   the leader's result, and forgets every scope after a bounded time.
 
+A request may name the slot it streams (a compare column that always shows slot A, say): the
+leader then takes that slot and the follower the other one, whichever arrives first, and a
+sibling that names the leader's own slot is refused (``join_slot_taken``).
+
     ArenaError
     └── JoinError   400 join_requires_session, 409 join_slots_exhausted, 409 join_expired,
-                    503 join_unavailable, 504 join_leader_timeout, 500 join_failed
+                    409 join_slot_taken, 409 join_unpaired, 503 join_unavailable,
+                    503 join_disabled, 504 join_leader_timeout, 500 join_failed
 """
 
 from __future__ import annotations
@@ -181,6 +186,7 @@ class JoinHandshake:
 @dataclass
 class _Pending:
     created: float
+    leader_slot: Slot
     follower_arrived: asyncio.Event = field(default_factory=asyncio.Event)
     handshake: asyncio.Future[JoinHandshake] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
@@ -194,6 +200,11 @@ class LeaderClaim:
     scope: str
     _pending: _Pending
     _broker: JoinBroker
+
+    @property
+    def slot(self) -> Slot:
+        """The slot the leader streams; the follower gets the other one."""
+        return self._pending.leader_slot
 
     async def wait_for_follower(self) -> bool:
         """Wait what is left of the window, then close it; ``True`` if the sibling came."""
@@ -305,12 +316,16 @@ class JoinBroker:
     ) -> str:
         return join_scope(self._secret, session_id, conversation_id, prompt, join_key)
 
-    def claim(self, scope: str) -> LeaderClaim | FollowerClaim:
+    def claim(self, scope: str, slot: Slot | None = None) -> LeaderClaim | FollowerClaim:
         """Assign this request's role in ``scope``. Never awaits, so roles cannot race.
+
+        Args:
+            slot: the slot this request must stream; ``None`` takes A as leader, B as follower.
 
         Raises:
             JoinError: 409 ``join_slots_exhausted`` (both roles taken), 409 ``join_expired``
-                (the leader stopped waiting), 503 ``join_unavailable`` (too many pending).
+                (the leader stopped waiting), 409 ``join_slot_taken`` (the leader already
+                streams ``slot``), 503 ``join_unavailable`` (too many pending).
         """
         self.sweep()
         pending = self._pending.get(scope)
@@ -319,6 +334,12 @@ class JoinBroker:
                 raise _exhausted()
             if pending.decided:
                 raise _expired()
+            if slot == pending.leader_slot:
+                raise JoinError(
+                    f"The sibling request already streams slot {slot}",
+                    status=409,
+                    code="join_slot_taken",
+                )
             pending.followed = True
             pending.follower_arrived.set()
             return FollowerClaim(scope, pending, self)
@@ -331,7 +352,7 @@ class JoinBroker:
                 status=503,
                 code="join_unavailable",
             )
-        pending = _Pending(created=self.clock())
+        pending = _Pending(created=self.clock(), leader_slot=slot or "A")
         self._pending[scope] = pending
         return LeaderClaim(scope, pending, self)
 

@@ -206,3 +206,32 @@ async def test_backlog_cap_fails_the_slow_connection_instead_of_growing() -> Non
     events = [e async for e in channel.events(STARTED)]
     assert isinstance(events[-2], SlotDone) and isinstance(events[-1], MatchupDone)
     assert any(isinstance(e, SlotError) for e in events)
+
+
+async def test_a_leader_that_names_slot_b_leaves_slot_a_to_its_follower() -> None:
+    broker = JoinBroker(window_s=1, max_pending=10)
+
+    leader = broker.claim("x", "B")
+    follower = broker.claim("x", "A")
+
+    assert isinstance(leader, LeaderClaim) and leader.slot == "B"
+    assert isinstance(follower, FollowerClaim)
+
+
+async def test_a_sibling_naming_the_leaders_own_slot_is_refused_and_the_slot_stays_open() -> None:
+    broker = JoinBroker(window_s=1, max_pending=10)
+    broker.claim("x", "A")
+
+    with pytest.raises(JoinError) as caught:
+        broker.claim("x", "A")
+
+    assert (caught.value.status, caught.value.code) == (409, "join_slot_taken")
+    assert isinstance(broker.claim("x", "B"), FollowerClaim)
+
+
+async def test_a_leader_that_names_no_slot_streams_a() -> None:
+    broker = JoinBroker(window_s=1, max_pending=10)
+
+    leader = broker.claim("x")
+
+    assert isinstance(leader, LeaderClaim) and leader.slot == "A"
