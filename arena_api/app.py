@@ -30,6 +30,7 @@ from arena_api.core.join import JoinBroker
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
+from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.providers import build_registry
@@ -40,7 +41,7 @@ from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health
 from arena_api.routes import models as model_routes
 from arena_api.routes._frontend import BackendUrlRewrite
-from arena_api.service import ArenaService, RoundPolicy
+from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
 from arena_api.settings import Settings, load_settings
 
 __all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
@@ -62,6 +63,8 @@ class Services:
     settings: Settings
     engine: AsyncEngine
     arena: ArenaService
+    reads: ReadService
+    chat: OpenAiChatService
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
 
@@ -105,7 +108,6 @@ def build_arena(
         join=JoinBroker(
             window_s=settings.join_window_ms / 1000, max_pending=settings.join_max_pending
         ),
-        analytics=PostgresAnalytics(engine),
         max_queued_events=settings.join_max_queued_events,
         policy=RoundPolicy(
             trigger=settings.trigger,
@@ -138,7 +140,16 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
         arena = build_arena(settings, engine, pool, http)
         await arena.start()
         stack.push_async_callback(arena.close)
-        yield Services(settings=settings, engine=engine, arena=arena)
+        repository = PostgresRepository(engine, pool)
+        reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))
+        chat = OpenAiChatService(
+            arena=arena,
+            reads=reads,
+            repository=repository,
+            chats=PostgresChatLinks(pool),
+            listing=settings.openai_models,  # type: ignore[arg-type]
+        )
+        yield Services(settings=settings, engine=engine, arena=arena, reads=reads, chat=chat)
 
 
 @contextlib.asynccontextmanager

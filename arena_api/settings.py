@@ -324,6 +324,16 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "ARENA_OPENAI_MODELS",
+        "arena",
+        "What `GET /v1/models` lists for OpenAI clients (Open WebUI): `arena`, the blind arena "
+        "models (duel, Arena A and B for the compare view, single); `roster`, the named models "
+        "(each answers alone, unpaired and unvoted); `both`.",
+        _choice("arena", "roster", "both"),
+        attr="openai_models",
+        group="arena",
+    ),
+    _setting(
         "ARENA_SLOT_TIMEOUT_S",
         "60",
         "Seconds a slot may wait for its next token before it fails with `slot_error`.",
@@ -509,6 +519,7 @@ class Settings:
     join_window_ms: int
     join_max_pending: int
     join_max_queued_events: int
+    openai_models: str
     slot_timeout_s: float
     mock_provider: bool
     mock_tokens_per_second: float

@@ -11,7 +11,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Protocol
+from typing import Literal, Protocol
 
 from arena_api.core.events import SlotResult
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
@@ -21,6 +21,7 @@ from arena_api.core.records import (
     NewRound,
     StoredAnswer,
     Vote,
+    VoteOutcome,
 )
 from arena_api.core.views import (
     ActivityBucket,
@@ -35,6 +36,9 @@ from arena_api.core.views import (
 __all__ = [
     "AnalyticsPort",
     "ArenaRepository",
+    "ChatLink",
+    "ChatLinks",
+    "ChatVoteResult",
     "LeaderboardPort",
     "LeaderboardRecords",
     "MatchmakingSnapshot",
@@ -279,3 +283,48 @@ class ArenaRepository(MatchmakingStats, LeaderboardPort, Protocol):
         session_id: str | None,
         selected_slot: Slot | None,
     ) -> bool: ...
+
+
+# -- external chats (OpenAI-compatible chat UIs) -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChatLink:
+    """Where an external chat stands: the latest votable matchup it was shown, the conversation
+    a decisive vote on it continues, and (once voted from the chat) the command that voted."""
+
+    chat_key: str
+    session_id: str
+    matchup_id: uuid.UUID
+    conversation_id: uuid.UUID | None
+    vote_message: str | None = None
+
+
+#: ``recorded``: this command cast the vote. ``sibling``: the same command (its copy sent for the
+#: other compare column) cast it. ``voted``: the matchup already had a vote from elsewhere (another
+#: command, or the vote API). ``moved``: the chat was shown a newer matchup meanwhile.
+ChatVoteResult = Literal["recorded", "sibling", "voted", "moved"]
+
+
+class ChatLinks(Protocol):
+    async def get(self, chat_key: str) -> ChatLink | None:
+        """The chat's link, or ``None`` before its first arena round."""
+        ...
+
+    async def link(self, link: ChatLink) -> None:
+        """Point the chat at a new matchup (forgetting the previous round's vote command)."""
+        ...
+
+    async def record_vote(
+        self,
+        link: ChatLink,
+        message: str,
+        vote: Vote,
+        outcome: VoteOutcome,
+    ) -> ChatVoteResult:
+        """Record ``vote`` on the link's matchup for the command digested as ``message``, once.
+
+        The claim on the chat and the vote are one atomic step, so two copies of one command
+        (one per compare column) record one vote, and each learns which of them did.
+        """
+        ...

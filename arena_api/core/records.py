@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Literal
 
+from arena_api.core.errors import VoteError
 from arena_api.core.models import ModelEntry, Slot
 
 __all__ = [
@@ -17,6 +18,9 @@ __all__ = [
     "StoredAnswer",
     "TurnRecord",
     "Vote",
+    "VoteOutcome",
+    "check_votable",
+    "vote_outcome",
     "winner_slot",
 ]
 
@@ -89,3 +93,26 @@ class MatchupRecord:
     slot_a: ModelEntry
     slot_b: ModelEntry
     vote: Vote | None
+
+
+@dataclass(frozen=True)
+class VoteOutcome:
+    """What a vote on a matchup records: the slot it picked and that slot's model."""
+
+    selected_slot: Slot | None
+    winner_model_id: uuid.UUID | None
+
+
+def check_votable(matchup: MatchupRecord) -> None:
+    """Raises:
+    VoteError: 403 ``not_votable`` for a shadow matchup (its challenger was never shown).
+    """
+    if matchup.mode == "shadow":
+        raise VoteError("Shadow matchups are not votable", status=403, code="not_votable")
+
+
+def vote_outcome(matchup: MatchupRecord, vote: Vote) -> VoteOutcome:
+    """The winner of ``vote`` on ``matchup``, derived here and never taken from a client."""
+    slot = winner_slot(vote)
+    winner = {"A": matchup.slot_a, "B": matchup.slot_b}[slot].id if slot else None
+    return VoteOutcome(selected_slot=slot, winner_model_id=winner)

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
 from arena_api.core.errors import InvalidRequest
+from arena_api.core.models import ChatMessage
 from arena_api.core.records import Vote
 
-__all__ = ["MAX_PROMPT_CHARS", "ChatRequest", "VoteRequest", "parse_command"]
+__all__ = [
+    "MAX_PROMPT_CHARS",
+    "ChatCall",
+    "ChatRequest",
+    "VoteRequest",
+    "parse_command",
+    "stream_false_refused",
+]
 
 MAX_PROMPT_CHARS = 20_000
 
@@ -51,6 +62,15 @@ class VoteRequest(_Command):
     vote: Vote
 
 
+def stream_false_refused() -> InvalidRequest:
+    """The 400 for ``stream: false`` on a round: there is no buffered completion to return."""
+    return InvalidRequest(
+        "stream: false is not supported: a matchup is two live streams with no buffered "
+        "completion to return; omit stream or set it to true",
+        details={"stream": ["must be true or omitted"]},
+    )
+
+
 def parse_command(model: type[CommandT], data: Mapping[str, Any] | Any) -> CommandT:
     """Validate ``data`` into ``model``.
 
@@ -65,3 +85,28 @@ def parse_command(model: type[CommandT], data: Mapping[str, Any] | Any) -> Comma
             field = ".".join(str(p) for p in error["loc"]) or "body"
             details.setdefault(field, []).append(error["msg"])
         raise InvalidRequest("Invalid request", details=details) from None
+
+
+@dataclass(frozen=True)
+class ChatCall:
+    """An OpenAI chat-completions request as the arena's chat front reads it.
+
+    ``prompt`` is the newest user message's text (validated only when a round is started from
+    it: a helper task's prompt may be long); ``history`` the text of the messages before it.
+    ``chat_id`` and ``user_id`` come from the headers Open WebUI forwards.
+    """
+
+    model: str | None
+    prompt: str
+    prompt_field: str
+    history: tuple[ChatMessage, ...]
+    stream: bool
+    chat_id: str | None = None
+    user_id: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """A SHA-256 of the whole transcript: the same for the copies of one message that a
+        compare view sends once per column, different for every later message."""
+        turns = [[m.role, m.content] for m in self.history] + [["user", self.prompt]]
+        return hashlib.sha256(json.dumps(turns).encode()).hexdigest()

@@ -659,7 +659,10 @@ async def _remove_previous_demo(conn: asyncpg.Connection) -> int:
         "SELECT EXISTS (SELECT 1 FROM matchups WHERE harness_version <> 'demo')"
     )
     if not others:
-        await conn.execute("TRUNCATE preferences, responses, turns, matchups, conversations")
+        # external_chats only ever points at real (non-demo) rounds, so it is empty here.
+        await conn.execute(
+            "TRUNCATE preferences, responses, turns, external_chats, matchups, conversations"
+        )
         return int(demo)
     await conn.execute(
         "DELETE FROM conversations WHERE id IN (SELECT t.conversation_id FROM turns t "

@@ -29,6 +29,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 __all__ = [
     "conversations",
+    "external_chats",
     "matchups",
     "metadata",
     "model_rating_history",
@@ -400,3 +401,32 @@ response_latency_buckets = Table(
 )
 """The same counts per 100 ms bucket (``value_ms / 100``): a percentile is located in a bucket
 first, then read exactly from at most 100 rows of ``response_latency_values``."""
+
+
+# An external chat UI's chat (Open WebUI's ``X-OpenWebUI-Chat-Id``) and where it stands in the
+# arena: the latest votable matchup it was shown and the conversation a decisive vote continues.
+# ``chat_key`` is a SHA-256 of the client's chat id: the id is the capability to vote in that
+# chat, so only its digest is stored. ``vote_message`` digests the command message that voted,
+# so the same command arriving once per compare column records one vote.
+external_chats = Table(
+    "external_chats",
+    metadata,
+    Column("chat_key", Text, primary_key=True),
+    Column("session_id", Text, nullable=False),
+    Column(
+        "matchup_id",
+        UUID(as_uuid=True),
+        ForeignKey("matchups.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column(
+        "conversation_id",
+        UUID(as_uuid=True),
+        ForeignKey("conversations.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    Column("vote_message", Text, nullable=True),
+    _created_at(),
+    Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Index("external_chats_matchup_idx", "matchup_id"),
+)

@@ -37,13 +37,19 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.core.requests import stream_false_refused
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import build_request, newest_user_message, unsupported_part
 from arena_api.protocols.base import ClientRequest, RunContext
 from arena_api.protocols.slot_error import slot_error_text
 
-__all__ = ["COMPLETION_MODEL", "OpenAiSseAdapter", "parse_chat_completions_body"]
+__all__ = [
+    "COMPLETION_MODEL",
+    "OpenAiSseAdapter",
+    "message_text",
+    "parse_chat_completions_body",
+]
 
 #: The ``model`` of every chunk: the arena, never the model that answered.
 COMPLETION_MODEL = "omni-arena"
@@ -115,7 +121,12 @@ class OpenAiSseAdapter(ClosingAdapter):
 _EXTENSION_NAMES = ("omni_arena", "arena")
 
 
-def _prompt_of(message: Mapping[str, Any], where: str) -> str:
+def message_text(message: Mapping[str, Any], where: str) -> str:
+    """A message's text: its string content, or its text parts joined by newlines.
+
+    Raises:
+        InvalidRequest: a part that is not text (named at ``where``), or no text content.
+    """
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -151,16 +162,12 @@ def parse_chat_completions_body(body: Mapping[str, Any]) -> ClientRequest:
     """
     stream = body.get("stream")
     if stream is False:
-        raise InvalidRequest(
-            "stream: false is not supported: a matchup is two live streams with no buffered "
-            "completion to return; omit stream or set it to true",
-            details={"stream": ["must be true or omitted"]},
-        )
+        raise stream_false_refused()
     if stream is not None and not isinstance(stream, bool):
         raise InvalidRequest("stream must be a boolean", details={"stream": ["must be a boolean"]})
     index, message = newest_user_message(body["messages"])
     where = f"messages[{index}].content"
-    prompt = _prompt_of(message, where)
+    prompt = message_text(message, where)
     extensions = [
         (f"{name}.", body[name]) for name in _EXTENSION_NAMES if isinstance(body.get(name), Mapping)
     ]

@@ -17,7 +17,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.views import ActivityBucket, View
-from arena_api.service import ArenaService
+from arena_api.services import ReadService
 
 __all__ = ["parse_bucket", "parse_points", "parse_since", "routes"]
 
@@ -31,8 +31,8 @@ def _json(view: View) -> Response:
     return Response(view.wire_json(), media_type="application/json")
 
 
-def _arena(request: Request) -> ArenaService:
-    return request.app.state.services.arena  # type: ignore[no-any-return]
+def _reads(request: Request) -> ReadService:
+    return request.app.state.services.reads  # type: ignore[no-any-return]
 
 
 def parse_since(params: QueryParams) -> datetime | None:
@@ -73,25 +73,25 @@ def parse_bucket(params: QueryParams) -> ActivityBucket:
 
 
 async def summary(request: Request) -> Response:
-    return _json(await _arena(request).analytics_summary())
+    return _json(await _reads(request).analytics_summary())
 
 
 async def head_to_head(request: Request) -> Response:
-    return _json(await _arena(request).head_to_head())
+    return _json(await _reads(request).head_to_head())
 
 
 async def model_metrics(request: Request) -> Response:
-    return _json(await _arena(request).model_metrics())
+    return _json(await _reads(request).model_metrics())
 
 
 async def activity(request: Request) -> Response:
     bucket = parse_bucket(request.query_params)
     since = parse_since(request.query_params)
-    return _json(await _arena(request).activity(bucket, since))
+    return _json(await _reads(request).activity(bucket, since))
 
 
 async def style_control(request: Request) -> Response:
-    return _json(await _arena(request).style_control())
+    return _json(await _reads(request).style_control())
 
 
 def parse_points(params: QueryParams) -> int | None:
@@ -114,7 +114,7 @@ def parse_points(params: QueryParams) -> int | None:
 async def rating_history(request: Request) -> Response:
     since = parse_since(request.query_params)
     points = parse_points(request.query_params)
-    return _json(await _arena(request).rating_history(since, points=points))
+    return _json(await _reads(request).rating_history(since, points=points))
 
 
 _PREFIX = "/api/arena/analytics"

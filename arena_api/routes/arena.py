@@ -11,13 +11,17 @@ from starlette.routing import BaseRoute, Route
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.requests import VoteRequest, parse_command
 from arena_api.routes._request import read_json, uuid_param
-from arena_api.service import ArenaService
+from arena_api.services import ArenaService, ReadService
 
 __all__ = ["routes"]
 
 
 def _arena(request: Request) -> ArenaService:
     return request.app.state.services.arena  # type: ignore[no-any-return]
+
+
+def _reads(request: Request) -> ReadService:
+    return request.app.state.services.reads  # type: ignore[no-any-return]
 
 
 async def vote(request: Request) -> JSONResponse:
@@ -27,7 +31,7 @@ async def vote(request: Request) -> JSONResponse:
 
 
 async def matchup(request: Request) -> JSONResponse:
-    view = await _arena(request).matchup(uuid_param(request, "matchup_id"))
+    view = await _reads(request).matchup(uuid_param(request, "matchup_id"))
     return JSONResponse(view.wire())
 
 
@@ -37,12 +41,12 @@ async def conversation(request: Request) -> JSONResponse:
         raise InvalidRequest(
             "sessionId must be 1 to 200 characters", details={"sessionId": ["bad length"]}
         )
-    view = await _arena(request).conversation(uuid_param(request, "conversation_id"), session_id)
+    view = await _reads(request).conversation(uuid_param(request, "conversation_id"), session_id)
     return JSONResponse(view.wire())
 
 
 async def leaderboard(request: Request) -> JSONResponse:
-    return JSONResponse((await _arena(request).leaderboard()).wire())
+    return JSONResponse((await _reads(request).leaderboard()).wire())
 
 
 routes: list[BaseRoute] = [

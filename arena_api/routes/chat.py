@@ -5,6 +5,11 @@
 client appends that path to its base URL and cannot add a query). The model list the OpenAI
 clients discover the arena with lives in ``routes/models.py``.
 
+On the OpenAI paths, a request for one of the chat front's models (the blind arena models, a
+named roster model) or an Open WebUI helper task is answered by ``OpenAiChatService``: one text
+on ``choices[0]``, or a plain ``chat.completion`` for a helper task. Any other model id gets the
+seed API's matchup, both slots as ``choices[0]`` and ``choices[1]``.
+
 Failures before streaming keep their HTTP status, except on a protocol whose clients settle a
 run only on a terminal event (AG-UI): there they arrive at 200 as that protocol's single error
 event. A failure after streaming began is the round's ``run_error``, framed by the adapter.
@@ -18,15 +23,22 @@ from collections.abc import AsyncIterator
 
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import ArenaError
 from arena_api.core.events import RunError
 from arena_api.protocols import EventAdapter, Protocol, get_protocol, parse_chat_body
 from arena_api.protocols import select_protocol as select
+from arena_api.protocols.openai_text import OpenAiTextStream, completion_body, read_chat_call
 from arena_api.routes._request import read_json
-from arena_api.service import ArenaService, RoundStream
+from arena_api.services import (
+    ArenaService,
+    CompletionReply,
+    OpenAiChatService,
+    RoundStream,
+    TextReply,
+)
 
 __all__ = ["routes", "stream_response"]
 
@@ -82,9 +94,33 @@ def _in_band_failure(adapter: EventAdapter, exc: ArenaError) -> Response:
     return Response(body, media_type=adapter.media_type, headers=_stream_headers(adapter))
 
 
-async def _serve(request: Request, protocol: Protocol) -> Response:
+def text_response(reply: TextReply) -> Response:
+    """Stream a chat-front answer on ``choices[0]``."""
+    framing = OpenAiTextStream(reply.model, reply.completion_id)
+
+    async def frames() -> AsyncIterator[bytes]:
+        yield framing.start(reply.metadata)
+        try:
+            async with contextlib.aclosing(reply.text) as pieces:
+                async for piece in pieces:
+                    yield framing.text(piece)
+        except Exception:  # committed at 200: say so in the answer, then end it cleanly
+            _log.exception("chat front stream %s failed", reply.completion_id)
+            yield framing.text("\n\n> ⚠️ **The round failed.** Please try again.\n")
+        yield framing.finish()
+
+    return EventSourceResponse(
+        frames(),
+        headers=_stream_headers(_OPENAI.new_adapter()),
+        media_type=framing.media_type,
+        ping=_PING_SECONDS,
+        sep="\n",
+    )
+
+
+async def _serve(request: Request, protocol: Protocol, body: object | None = None) -> Response:
     try:
-        client = parse_chat_body(protocol, await read_json(request))
+        client = parse_chat_body(protocol, await read_json(request) if body is None else body)
         round_ = await _arena(request).start_round(
             client.request, x_arena=request.headers.get("x-arena")
         )
@@ -101,8 +137,27 @@ async def chat(request: Request) -> Response:
     return await _serve(request, protocol)
 
 
+def _front(request: Request) -> OpenAiChatService:
+    return request.app.state.services.chat  # type: ignore[no-any-return]
+
+
 async def chat_completions(request: Request) -> Response:
-    return await _serve(request, _OPENAI)
+    body = await read_json(request)
+    front = _front(request)
+    if isinstance(body, dict) and isinstance(body.get("messages"), list):
+        call = read_chat_call(
+            body,
+            chat_id=request.headers.get("x-openwebui-chat-id"),
+            user_id=request.headers.get("x-openwebui-user-id"),
+        )
+        if await front.serves(call):
+            reply = await front.reply(call)
+            if isinstance(reply, CompletionReply):
+                return JSONResponse(
+                    completion_body(reply.model, reply.content, reply.completion_id)
+                )
+            return text_response(reply)
+    return await _serve(request, _OPENAI, body)
 
 
 routes: list[BaseRoute] = [

@@ -13,7 +13,7 @@ from typing import Any
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arena_api.service import ArenaService
+from arena_api.services import ArenaService
 
 __all__ = ["MAX_FRAME_CHARS", "routes"]
 

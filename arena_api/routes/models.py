@@ -1,8 +1,9 @@
-"""Roster discovery in OpenAI's shape: ``GET /models``, ``/v1/models`` and one model by id.
+"""Model discovery in OpenAI's shape: ``GET /models``, ``/v1/models`` and one model by id.
 
 An OpenAI client's first call is the model list (Open WebUI uses it as the connection check), so
-both paths are served: a deployment's base URL may or may not end in ``/v1``. The roster is not
-secret; what stays blind is which two models a matchup drew.
+both paths are served: a deployment's base URL may or may not end in ``/v1``. What is listed is
+the chat front's choice (``ARENA_OPENAI_MODELS``): the blind arena models, the named roster, or
+both. ``name`` is not in OpenAI's schema, but Open WebUI shows it above each answer.
 """
 
 from __future__ import annotations
@@ -11,38 +12,39 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from arena_api.core.errors import NotFound
-from arena_api.core.models import ModelEntry
+from arena_api.services import ModelCard, OpenAiChatService
 
 __all__ = ["routes"]
 
 
-def _model_object(entry: ModelEntry, created: int) -> dict[str, object]:
+def _model_object(card: ModelCard, created: int) -> dict[str, object]:
     """OpenAI's model object; ``created`` is the server's boot time (the roster has none)."""
-    return {
-        "id": str(entry.id),
+    body: dict[str, object] = {
+        "id": card.id,
         "object": "model",
         "created": created,
-        "owned_by": entry.provider,
-        "name": entry.display_name,
+        "owned_by": card.owned_by,
+        "name": card.name,
     }
+    if card.description:
+        body["description"] = card.description
+    return body
+
+
+def _chat(request: Request) -> OpenAiChatService:
+    return request.app.state.services.chat  # type: ignore[no-any-return]
 
 
 async def model_list(request: Request) -> JSONResponse:
-    services = request.app.state.services
-    created = int(services.started_at)
-    data = [_model_object(m, created) for m in await services.arena.roster()]
+    created = int(request.app.state.services.started_at)
+    data = [_model_object(card, created) for card in await _chat(request).models()]
     return JSONResponse({"object": "list", "data": data})
 
 
 async def model(request: Request) -> JSONResponse:
-    """One enabled model (``client.models.retrieve``); JSON 404 otherwise."""
-    services = request.app.state.services
-    model_id = request.path_params["model_id"]
-    for entry in await services.arena.roster():
-        if str(entry.id) == model_id:
-            return JSONResponse(_model_object(entry, int(services.started_at)))
-    raise NotFound(f"The model '{model_id}' does not exist", code="model_not_found")
+    """One listed model (``client.models.retrieve``); JSON 404 otherwise."""
+    card = await _chat(request).model(request.path_params["model_id"])
+    return JSONResponse(_model_object(card, int(request.app.state.services.started_at)))
 
 
 routes: list[BaseRoute] = [

@@ -79,7 +79,7 @@ class InsightsState(rx.State):
         return ""
 
     async def _summary(self) -> None:
-        view = await services().arena.analytics_summary()
+        view = await services().reads.analytics_summary()
         decisive = view.slot_a_wins + view.slot_b_wins
         self.has_votes = view.total_votes > 0
         self.has_fit = view.rating_components is not None
@@ -104,7 +104,7 @@ class InsightsState(rx.State):
     @rx.event
     async def load_rankings(self) -> None:
         await self._summary()
-        board = await services().arena.leaderboard()
+        board = await services().reads.leaderboard()
         self.rankings = [
             {
                 "name": m.display_name,
@@ -152,8 +152,8 @@ class InsightsState(rx.State):
     @rx.event
     async def load_head_to_head(self) -> None:
         await self._summary()
-        view = await services().arena.head_to_head()
-        board = await services().arena.leaderboard()
+        view = await services().reads.head_to_head()
+        board = await services().reads.leaderboard()
         names = {m.id: m.display_name for m in view.models}
         order = [m.display_name for m in board.models if m.display_name in names.values()]
         cells: dict[tuple[str, str], dict[str, Any]] = {}
@@ -227,7 +227,7 @@ class InsightsState(rx.State):
     @rx.event
     async def load_style(self) -> None:
         await self._summary()
-        board = await services().arena.leaderboard()
+        board = await services().reads.leaderboard()
         self.coefficients = [
             {
                 "feature": effect.feature,
@@ -236,7 +236,7 @@ class InsightsState(rx.State):
             }
             for effect in board.style_control.effects
         ]
-        view = await services().arena.model_metrics()
+        view = await services().reads.model_metrics()
         win_rates = {m.id: m.win_rate * 100 for m in board.models}
         self.positions = [
             _dumbbell_row(
@@ -263,7 +263,7 @@ class InsightsState(rx.State):
     @rx.event
     async def load_activity(self) -> None:
         await self._summary()
-        history = await services().arena.rating_history(points=HISTORY_POINTS)
+        history = await services().reads.rating_history(points=HISTORY_POINTS)
         names = {m.id: m.display_name for m in history.models}
         by_time: dict[str, dict[str, Any]] = {}
         for point in history.points:
@@ -272,7 +272,7 @@ class InsightsState(rx.State):
             row[names.get(point.model_id, point.model_id)] = round(point.rating, 1)
         self.history = [by_time[k] for k in sorted(by_time)]
         self.history_names = sorted({n for row in self.history for n in row if n != "at"})
-        activity = await services().arena.activity("day")
+        activity = await services().reads.activity("day")
         self.volume = [
             {
                 "day": v.bucket_start.strftime("%b %d"),

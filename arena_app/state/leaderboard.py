@@ -14,7 +14,7 @@ class LeaderboardState(rx.State):
 
     @rx.event
     async def load(self) -> None:
-        board = await services().arena.leaderboard()
+        board = await services().reads.leaderboard()
         rows = []
         for index, model in enumerate(board.models, start=1):
             if model.rating is not None and model.confidence_interval is not None:

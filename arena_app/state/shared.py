@@ -22,7 +22,7 @@ class SharedState(rx.State):
         self.loaded, self.found = False, False
         raw = str(self.router.page.params.get("matchup_id", ""))
         try:
-            view = await services().arena.shared_matchup(uuid.UUID(raw))
+            view = await services().reads.shared_matchup(uuid.UUID(raw))
         except (ArenaError, ValueError):
             self.loaded = True
             return

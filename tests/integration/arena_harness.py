@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 from arena_api.app import create_api
 from arena_api.db.repository import seed_roster
 from arena_api.roster import Roster, RosterModel, load_roster
-from arena_api.service import ArenaService
+from arena_api.services import ArenaService
 from tests.support import ROOT, ServerThread, free_port, make_settings, parse_sse
 
 SECRET = "test-secret-of-sufficient-length"

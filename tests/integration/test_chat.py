@@ -162,7 +162,7 @@ async def test_concurrent_rounds_stream_independently(
 async def test_models_lists_the_enabled_roster_in_openai_shape(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
-    async with serve_arena(db, database_url, tmp_path) as arena:
+    async with serve_arena(db, database_url, tmp_path, ARENA_OPENAI_MODELS="roster") as arena:
         plain = (await arena.client.get("/models")).json()
         versioned = (await arena.client.get("/v1/models")).json()
 

@@ -28,7 +28,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "sse_starlette",
         "sqlalchemy",
         "arena_api.core",
-        "arena_api.service",
+        "arena_api.services",
         "arena_api.protocols",
         "arena_api.routes",
         "arena_api.db.migrations",
@@ -83,7 +83,7 @@ def test_only_the_service_layer_is_reached_from_the_ui() -> None:
         if path.name not in {"backend.py", "arena_app.py", "server.py", "build.py"}
         for name in _imports(path)
         if name.startswith("arena_api.")
-        and not name.startswith(("arena_api.service", "arena_api.core"))
+        and not name.startswith(("arena_api.services", "arena_api.core"))
     }
 
     assert not offending, sorted(offending)

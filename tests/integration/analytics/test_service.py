@@ -16,7 +16,7 @@ from arena_api.core.views import (
     StyleControlView,
     SummaryView,
 )
-from arena_api.service import ArenaService, RoundPolicy
+from arena_api.services import ReadService
 
 
 class _RecordingAnalytics:
@@ -48,17 +48,9 @@ class _RecordingAnalytics:
         raise NotImplementedError
 
 
-def _service(analytics: object | None) -> ArenaService:
+def _service(analytics: object | None) -> ReadService:
     unused = cast(Any, object())  # the analytics reads touch no other port
-    return ArenaService(
-        repository=unused,
-        providers=unused,
-        matchmaker=unused,
-        core=unused,
-        tokens=unused,
-        policy=RoundPolicy(),
-        analytics=cast(Any, analytics),
-    )
+    return ReadService(repository=unused, analytics=cast(Any, analytics))
 
 
 @pytest.mark.parametrize(

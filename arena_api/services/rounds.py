@@ -1,4 +1,4 @@
-"""ArenaService: the one application service that both the HTTP routes and the Reflex UI call.
+"""ArenaService: rounds, votes and control, for the HTTP routes and the Reflex UI alike.
 
 It owns a round from start to persistence: plan, conversation, pair, token, the matchup rows,
 ArenaCore's generation, the responses. A round runs in a task of its own (``_Round.pump``) that
@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import random
 import secrets
 import time
 import uuid
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from arena_api.core.arena import ArenaCore, SlotRun
 from arena_api.core.control import LiveMatchup, MatchupRegistry
-from arena_api.core.conversation import is_continuable, next_turn
+from arena_api.core.conversation import next_turn
 from arena_api.core.errors import (
     ConversationError,
-    InvalidRequest,
-    NotFound,
     ProviderUnavailable,
     RoundConfigError,
     VoteError,
@@ -46,81 +43,26 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.ids import new_id
-from arena_api.core.join import (
-    FollowerClaim,
-    JoinBroker,
-    JoinError,
-    JoinHandshake,
-    SlotChannel,
-)
-from arena_api.core.models import ChatMessage, ModelEntry
+from arena_api.core.join import FollowerClaim, JoinBroker, JoinError, JoinHandshake, SlotChannel
+from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
-from arena_api.core.ports import (
-    AnalyticsPort,
-    ArenaRepository,
-    Matchmaker,
-    ModelProvider,
-    ProviderResolver,
-    StyleCoefficient,
-    StyleSpread,
-)
+from arena_api.core.ports import ArenaRepository, Matchmaker, ModelProvider, ProviderResolver
 from arena_api.core.records import (
     DECISIVE_VOTES,
     ConversationRecord,
-    MatchupRecord,
     NewRound,
-    TurnRecord,
-    winner_slot,
+    check_votable,
+    vote_outcome,
 )
 from arena_api.core.requests import ChatRequest, VoteRequest
 from arena_api.core.tokens import MatchupTokenService, token_hash
-from arena_api.core.views import (
-    ActivityBucket,
-    ActivityView,
-    AnswerView,
-    ComponentGroup,
-    Components,
-    ConfidenceInterval,
-    ConversationView,
-    HeadToHeadView,
-    LeaderboardEntry,
-    LeaderboardView,
-    MatchupView,
-    ModelIdentity,
-    ModelMetricsView,
-    RatingHistoryView,
-    RevealedModels,
-    SharedMatchupView,
-    StyleControl,
-    StyleControlView,
-    StyleEffect,
-    StyleUnit,
-    SummaryView,
-    TurnView,
-    VoteReveal,
-)
+from arena_api.core.views import VoteReveal
+from arena_api.services._reveal import reveal
 
-__all__ = ["ArenaService", "RoundPolicy", "RoundStream"]
+__all__ = ["ArenaService", "RoundOptions", "RoundPolicy", "RoundStream"]
 
 _log = logging.getLogger(__name__)
 _ROSTER_TTL_S = 2.0
-
-#: Rating points per unit of log-odds: the display scale ``1000 + (400 / ln 10) * r`` of the
-#: rating process, through which style coefficients are restated in rating points too.
-DISPLAY_SCALE = 400 / math.log(10)
-#: The style features in the order the rating process fits them; later additions sort last.
-STYLE_FEATURE_ORDER = ("position", "verbosity", "formatting", "latency_ttft", "latency_duration")
-#: Covariates that are a constant rather than a per-vote delta: their coefficient is absolute.
-ABSOLUTE_STYLE_FEATURES = frozenset({"position"})
-# A thinned rating history keeps at most this many refits (``rating_history(points=...)``).
-MAX_HISTORY_POINTS = 10_000
-#: A readable amount of each raw delta (tokens, Markdown density 0..1, milliseconds).
-STYLE_UNITS: dict[str, tuple[float, str]] = {
-    "verbosity": (100.0, "100 output tokens"),
-    "formatting": (0.1, "0.1 markdown density"),
-    "latency_ttft": (100.0, "100 ms of TTFT"),
-    "latency_duration": (1000.0, "second of streaming"),
-}
 
 
 @dataclass(frozen=True)
@@ -132,6 +74,26 @@ class RoundPolicy:
     sample_rate: float = 0.0
     default_model: str | None = None
     harness_version: str = "v1"
+
+
+@dataclass(frozen=True)
+class RoundOptions:
+    """What a caller may fix about a round beyond its request (the OpenAI chat front does).
+
+    Attributes:
+        plan: this plan instead of the trigger and exposure's (a picked arena model is an
+            explicit choice, and its label must stay true).
+        model: the model of a ``single`` round instead of ``ARENA_DEFAULT_MODEL``.
+        context: messages before the prompt of a ``single`` round that continues no arena
+            conversation (a client's own chat with one model).
+        slot: the one slot this request streams of a matchup shared with a sibling request
+            (``joinKey`` required); see ``start_round``.
+    """
+
+    plan: Plan | None = None
+    model: ModelEntry | None = None
+    context: tuple[ChatMessage, ...] = ()
+    slot: Slot | None = None
 
 
 @dataclass
@@ -177,12 +139,10 @@ class ArenaService:
         tokens: MatchupTokenService,
         policy: RoundPolicy,
         join: JoinBroker | None = None,
-        analytics: AnalyticsPort | None = None,
         max_queued_events: int = 4096,
         rng: random.Random | None = None,
     ) -> None:
         self._repo = repository
-        self._analytics = analytics
         self._providers = providers
         self._matchmaker = matchmaker
         self._core = core
@@ -205,7 +165,7 @@ class ArenaService:
             RoundConfigError: it is required and matches no enabled model (or several).
         """
         if self._policy.default_model is not None:
-            roster = await self._playable_roster(refresh=True)
+            roster = await self.playable_roster(refresh=True)
             self._default_model = resolve_default_model(self._policy.default_model, roster)
 
     async def close(self, grace_s: float = 10.0) -> None:
@@ -221,6 +181,11 @@ class ArenaService:
         return len(self.registry)
 
     @property
+    def default_model(self) -> ModelEntry | None:
+        """``ARENA_DEFAULT_MODEL`` as resolved at start, if set."""
+        return self._default_model
+
+    @property
     def join_broker(self) -> JoinBroker:
         return self._join
 
@@ -230,7 +195,7 @@ class ArenaService:
         """The enabled models; the roster is public, only a matchup's draw is blind."""
         return await self._repo.enabled_models()
 
-    async def _playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]:
+    async def playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]:
         """Enabled models whose provider is configured (others cannot answer)."""
         loop = asyncio.get_running_loop()
         if refresh or self._roster is None or loop.time() - self._roster[0] > _ROSTER_TTL_S:
@@ -241,25 +206,44 @@ class ArenaService:
 
     # -- rounds ----------------------------------------------------------------------------------
 
-    async def start_round(self, request: ChatRequest, *, x_arena: str | None = None) -> RoundStream:
+    async def start_round(
+        self,
+        request: ChatRequest,
+        *,
+        x_arena: str | None = None,
+        options: RoundOptions | None = None,
+    ) -> RoundStream:
         """Plan, validate and persist a round's start, then run it in the background.
 
         With a ``joinKey`` (and joining enabled) the request may instead become one half of a
         matchup shared with a sibling request (see ``arena_api.core.join``). Every failure before
         streaming raises an ``ArenaError`` and leaves nothing stored.
+
+        Raises:
+            JoinError: for a request that names its slot (``options.slot``): 409
+                ``join_unpaired`` when no sibling came within the window (nothing was stored),
+                409 ``join_slot_taken`` when the sibling streams the same slot, 503
+                ``join_disabled`` when slot join is off; and the errors of any joined request.
         """
+        options = options or RoundOptions()
         requested_at_ms = time.time_ns() // 1_000_000
-        plan = resolve_plan(
+        plan = options.plan or resolve_plan(
             trigger=self._policy.trigger,
             exposure=self._policy.exposure,
             sample_rate=self._policy.sample_rate,
             opted_in=is_opted_in(request.arena, x_arena),
             rng=self._rng,
         )
+        if options.slot is not None and not self._join.enabled:
+            raise JoinError(
+                "Slot join is turned off on this server (ARENA_JOIN_WINDOW_MS=0)",
+                status=503,
+                code="join_disabled",
+            )
         # Joining splits the two slots of a matchup; single and shadow rounds have one visible
         # slot, so a joinKey on them is ignored and each sibling is served on its own.
         if request.join_key is None or not self._join.enabled or plan != "matchup":
-            round_ = await self._open_round(request, plan, requested_at_ms)
+            round_ = await self._open_round(request, plan, requested_at_ms, options)
             return self._stream(round_, round_.channels[0], round_.started)
         if request.session_id is None:
             raise JoinError(
@@ -271,28 +255,44 @@ class ArenaService:
             request.prompt,
             request.join_key,
         )
-        claim = self._join.claim(scope)
+        claim = self._join.claim(scope, options.slot)
         if isinstance(claim, FollowerClaim):
             handshake = await claim.handshake()
             return RoundStream(handshake.started, handshake.channel.events(handshake.started))
+        # A request that names its slot shows that slot alone: nothing is stored and no model
+        # is asked until its sibling is here. Otherwise the round starts at once and an
+        # unpaired leader streams both slots.
+        if options.slot is not None and not await claim.wait_for_follower():
+            raise JoinError(
+                "No sibling request for the other slot arrived within the join window",
+                status=409,
+                code="join_unpaired",
+            )
         try:
-            round_ = await self._open_round(request, plan, requested_at_ms)
+            round_ = await self._open_round(request, plan, requested_at_ms, options)
         except BaseException as exc:
             claim.fail(exc)
             raise
-        if not await claim.wait_for_follower():  # no sibling in the window: the default shape
+        if options.slot is None and not await claim.wait_for_follower():
             return self._stream(round_, round_.channels[0], round_.started)
-        follower = round_.channels[0].split("B", self._max_queued)
+        other: Slot = "B" if claim.slot == "A" else "A"
+        follower = round_.channels[0].split(other, self._max_queued)
         round_.channels.append(follower)
-        claim.publish(JoinHandshake(round_.started.model_copy(update={"slots": ("B",)}), follower))
-        leader_started = round_.started.model_copy(update={"slots": ("A",)})
+        claim.publish(
+            JoinHandshake(round_.started.model_copy(update={"slots": (other,)}), follower)
+        )
+        leader_started = round_.started.model_copy(update={"slots": (claim.slot,)})
         return self._stream(round_, round_.channels[0], leader_started)
 
     def _stream(self, round_: _Round, channel: SlotChannel, started: MatchupStarted) -> RoundStream:
         return RoundStream(started, channel.events(started))
 
     async def _open_round(
-        self, request: ChatRequest, plan: Plan, requested_at_ms: int | None = None
+        self,
+        request: ChatRequest,
+        plan: Plan,
+        requested_at_ms: int | None = None,
+        options: RoundOptions | None = None,
     ) -> _Round:
         """Everything before streaming: context, pair, token, rows; then start the pump."""
         conversation: ConversationRecord | None = None
@@ -309,10 +309,12 @@ class ArenaService:
         )
         history = turn.history if turn else ()
         messages = (*history, ChatMessage(role="user", content=request.prompt))
-        roster = await self._playable_roster()
+        roster = await self.playable_roster()
 
         if plan == "single":
-            model = self._require_default(roster)
+            model = options.model if options and options.model else self._require_default(roster)
+            if options and not history:
+                messages = (*options.context, *messages)
             runs: tuple[SlotRun, ...] = (SlotRun("A", model, self._provider_for(model)),)
             started = MatchupStarted(
                 matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
@@ -469,8 +471,7 @@ class ArenaService:
             return False, "the matchup token does not match this matchup"
         return self.registry.steer(matchup_id, instruction)
 
-    # -- votes and reads -------------------------------------------------------------------------
-
+    # -- votes --------------------------------------------------------------------------------
     async def vote(self, request: VoteRequest) -> VoteReveal:
         """Record one vote and reveal both models; the winner is derived here, never taken.
 
@@ -486,18 +487,20 @@ class ArenaService:
         matchup = await self._repo.get_matchup(request.matchup_id)
         if matchup is None:
             raise VoteError("Matchup not found", status=404, code="matchup_not_found")
-        if matchup.mode == "shadow":
-            raise VoteError("Shadow matchups are not votable", status=403, code="not_votable")
+        check_votable(matchup)
         if matchup.token_hash != token_hash(request.matchup_token) or not self._tokens.slots_match(
             claims, matchup.slot_a.id, matchup.slot_b.id
         ):
             raise VoteError(
                 "The token does not match this matchup", status=401, code="invalid_token"
             )
-        slot = winner_slot(request.vote)
-        winner = {"A": matchup.slot_a, "B": matchup.slot_b}[slot].id if slot else None
+        outcome = vote_outcome(matchup, request.vote)
         stored = await self._repo.record_vote(
-            matchup.id, request.vote, winner, claims.session_id, slot
+            matchup.id,
+            request.vote,
+            outcome.winner_model_id,
+            claims.session_id,
+            outcome.selected_slot,
         )
         if not stored:
             raise VoteError(
@@ -505,253 +508,10 @@ class ArenaService:
             )
         return VoteReveal(
             accepted=True,
-            models=_reveal(matchup),
+            models=reveal(matchup),
             continuable=request.vote in DECISIVE_VOTES,
             conversation_id=str(matchup.conversation_id) if matchup.conversation_id else None,
         )
-
-    async def matchup(self, matchup_id: uuid.UUID) -> MatchupView:
-        record = await self._repo.get_matchup(matchup_id)
-        if record is None:
-            raise NotFound("Matchup not found", code="matchup_not_found")
-        return MatchupView(
-            matchup_id=str(record.id),
-            conversation_id=str(record.conversation_id) if record.conversation_id else None,
-            turn_index=record.turn_index,
-            mode="matchup",
-            votable=record.vote is None and record.mode == "blind",
-            continuable=record.vote in DECISIVE_VOTES,
-            vote=record.vote,
-            models=_reveal(record) if record.vote is not None else None,
-        )
-
-    async def shared_matchup(self, matchup_id: uuid.UUID) -> SharedMatchupView:
-        """A voted matchup with its prompt, answers and identities, for a shared link.
-
-        Raises:
-            NotFound: unknown, or not voted yet (a blind round is never shown by id).
-        """
-        record = await self._repo.get_matchup(matchup_id)
-        content = await self._repo.get_matchup_content(matchup_id)
-        if record is None or content is None or record.vote is None:
-            raise NotFound("No voted matchup with this id", code="matchup_not_found")
-        prompt, answers = content
-        return SharedMatchupView(
-            matchup_id=str(record.id),
-            prompt=prompt,
-            vote=record.vote,
-            answers=[AnswerView(slot=a.slot, content=a.content, error=a.error) for a in answers],
-            models=_reveal(record),
-        )
-
-    async def conversation(
-        self, conversation_id: uuid.UUID, session_id: str | None
-    ) -> ConversationView:
-        record = await self._repo.get_conversation(conversation_id)
-        if record is None:
-            raise ConversationError(
-                "Conversation not found", status=404, code="conversation_not_found"
-            )
-        if record.session_id is not None and record.session_id != session_id:
-            raise ConversationError(
-                "Conversation session mismatch", status=403, code="conversation_forbidden"
-            )
-        return ConversationView(
-            conversation_id=str(record.id),
-            continuable=is_continuable(record),
-            next_turn_index=len(record.turns),
-            turns=[
-                TurnView(
-                    turn_index=t.turn_index,
-                    matchup_id=str(t.matchup_id),
-                    prompt=t.prompt,
-                    votable=t.vote is None and t.mode == "blind",
-                    vote=t.vote,
-                    answers=[
-                        AnswerView(slot=a.slot, content=a.content, error=a.error) for a in t.answers
-                    ],
-                    models=_reveal(t) if t.vote is not None else None,
-                )
-                for t in record.turns
-            ],
-        )
-
-    async def leaderboard(self) -> LeaderboardView:
-        """Enabled models' records and ratings, plus what reading the ratings needs.
-
-        ``components`` says which ratings may be compared (the seed's rating context),
-        ``styleControl`` what superficial style is worth in rating points. Each rated model is
-        ranked by interval overlap within its component.
-        """
-        records = await self._repo.leaderboard()
-        rows = records.models
-        ranks = _ranks_by_overlap(
-            (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
-        )
-        style_ranks = _ranks_by_overlap(
-            (r.model.id, r.style_component_id, r.style_ci_lower, r.style_ci_upper) for r in rows
-        )
-        entries = []
-        for r in rows:
-            decided = r.wins + r.losses + r.ties
-            entries.append(
-                LeaderboardEntry(
-                    id=str(r.model.id),
-                    display_name=r.model.display_name,
-                    wins=r.wins,
-                    losses=r.losses,
-                    ties=r.ties,
-                    skips=r.skips,
-                    total_votes=decided + r.skips,
-                    win_rate=round(r.wins / decided, 4) if decided else 0.0,
-                    rating=r.rating,
-                    rating_std_error=r.rating_stderr,
-                    confidence_interval=_interval(r.ci_lower, r.ci_upper),
-                    component_id=r.component_id,
-                    style_controlled_rating=r.style_rating,
-                    style_controlled_std_error=r.style_stderr,
-                    style_controlled_confidence_interval=_interval(
-                        r.style_ci_lower, r.style_ci_upper
-                    ),
-                    games=r.games,
-                    rank=ranks.get(r.model.id),
-                    style_controlled_rank=style_ranks.get(r.model.id),
-                )
-            )
-        rated = [e.component_id for e in entries if e.component_id is not None]
-        groups = sorted({c: rated.count(c) for c in rated}.items())
-        return LeaderboardView(
-            components=Components(
-                count=len(groups) if rated else None,
-                groups=[ComponentGroup(component_id=c, models=n) for c, n in groups],
-            ),
-            style_control=_style_control(records.coefficients, records.spread),
-            models=entries,
-        )
-
-    # -- analytics (the insights dashboard) ------------------------------------------------------
-
-    def _analytics_port(self) -> AnalyticsPort:
-        if self._analytics is None:
-            raise NotFound("Analytics are not available on this server", code="not_found")
-        return self._analytics
-
-    async def analytics_summary(self) -> SummaryView:
-        """Arena-wide totals: votes by kind, slot split, pair coverage, rating components.
-
-        Raises:
-            NotFound: this service was built without an analytics port.
-        """
-        return await self._analytics_port().summary()
-
-    async def head_to_head(self) -> HeadToHeadView:
-        """Per canonical pair: each side's wins and the ties (skips excluded)."""
-        return await self._analytics_port().head_to_head()
-
-    async def model_metrics(self) -> ModelMetricsView:
-        """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
-        its error-free answers, and its decisive record in each slot."""
-        return await self._analytics_port().model_metrics()
-
-    async def activity(
-        self, bucket: ActivityBucket = "day", since: datetime | None = None
-    ) -> ActivityView:
-        """Votes by outcome and cumulative games per model, per UTC day or hour.
-
-        Args:
-            bucket: ``day`` or ``hour``.
-            since: only buckets starting at or after this instant (timezone-aware); the
-                cumulative games still count every earlier vote.
-
-        Raises:
-            InvalidRequest: an unknown bucket, or ``since`` without a timezone.
-        """
-        if bucket not in ("day", "hour"):
-            raise InvalidRequest(
-                "bucket must be day or hour", details={"bucket": ["must be day or hour"]}
-            )
-        return await self._analytics_port().activity(bucket, _aware(since))
-
-    async def style_control(self) -> StyleControlView:
-        """The stored style coefficients and the models rated by both passes."""
-        return await self._analytics_port().style_control()
-
-    async def rating_history(
-        self, since: datetime | None = None, *, points: int | None = None
-    ) -> RatingHistoryView:
-        """Rating snapshots (one per model per refit) at or after ``since``, in time order;
-        with ``points``, only the last refit of each of that many equal spans of time.
-
-        Raises:
-            InvalidRequest: ``since`` has no timezone, or ``points`` is outside 1..10,000.
-        """
-        if points is not None and not 1 <= points <= MAX_HISTORY_POINTS:
-            raise InvalidRequest(
-                f"points must be between 1 and {MAX_HISTORY_POINTS}",
-                details={"points": [f"must be between 1 and {MAX_HISTORY_POINTS}"]},
-            )
-        return await self._analytics_port().rating_history(_aware(since), points)
-
-
-def _aware(since: datetime | None) -> datetime | None:
-    if since is not None and since.utcoffset() is None:
-        raise InvalidRequest(
-            "since must carry a timezone", details={"since": ["needs a timezone, e.g. Z"]}
-        )
-    return since
-
-
-def _ranks_by_overlap(
-    rows: Iterable[tuple[uuid.UUID, int | None, float | None, float | None]],
-) -> dict[uuid.UUID, int]:
-    """Rank = 1 + the models of the same component whose lower bound exceeds this upper bound.
-
-    Models whose intervals overlap share a rank; unrated models (no component or interval) get
-    none. ``rows`` holds (model id, component id, interval lower, interval upper).
-    """
-    rated = [
-        (model_id, component, lower, upper)
-        for model_id, component, lower, upper in rows
-        if component is not None and lower is not None and upper is not None
-    ]
-    return {
-        model_id: 1 + sum(1 for _, other, lower, _ in rated if other == component and lower > upper)
-        for model_id, component, _, upper in rated
-    }
-
-
-def _style_control(coefficients: Sequence[StyleCoefficient], spread: StyleSpread) -> StyleControl:
-    """The stored style coefficients restated in rating points, per standard deviation and
-    (where the deltas' spread is known) per readable unit of the raw feature."""
-    if not coefficients:
-        return StyleControl(effects=[], votes_observed=0, computed_at=None)
-    effects = []
-    for c in coefficients:
-        points = DISPLAY_SCALE * c.coefficient
-        absolute = c.feature in ABSOLUTE_STYLE_FEATURES
-        unit = STYLE_UNITS.get(c.feature)
-        std_dev = spread.std_dev.get(c.feature)
-        per_unit = (
-            StyleUnit(points=points / std_dev * unit[0], unit=unit[1])
-            if not absolute and unit is not None and std_dev
-            else None
-        )
-        effects.append(
-            StyleEffect(
-                feature=c.feature,
-                log_odds=c.coefficient,
-                points=points,
-                basis="absolute" if absolute else "per_std_dev",
-                per_unit=per_unit,
-            )
-        )
-    known = {feature: k for k, feature in enumerate(STYLE_FEATURE_ORDER)}
-    effects.sort(key=lambda e: (known.get(e.feature, len(known)), e.feature))
-    return StyleControl(
-        effects=effects,
-        votes_observed=spread.votes,
-        computed_at=max(c.computed_at for c in coefficients),
-    )
 
 
 def _to_public(event: InternalEvent) -> PublicEvent | None:
@@ -767,15 +527,3 @@ def _to_public(event: InternalEvent) -> PublicEvent | None:
     if isinstance(event, InternalMatchupDone):
         return None
     raise TypeError(f"unknown internal event {event!r}")
-
-
-def _identity(model: ModelEntry) -> ModelIdentity:
-    return ModelIdentity(id=str(model.id), display_name=model.display_name)
-
-
-def _reveal(record: MatchupRecord | TurnRecord) -> RevealedModels:
-    return RevealedModels(A=_identity(record.slot_a), B=_identity(record.slot_b))
-
-
-def _interval(lower: float | None, upper: float | None) -> ConfidenceInterval | None:
-    return None if lower is None or upper is None else ConfidenceInterval(lower=lower, upper=upper)

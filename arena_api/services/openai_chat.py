@@ -1,0 +1,427 @@
+"""OpenAiChatService: the arena as OpenAI-compatible chat models, for external chat UIs.
+
+A chat UI such as Open WebUI lists ``GET /v1/models``, shows ``choices[0]`` of one request per
+selected model, and has no vote button. So the arena is offered as pseudo-models, none of which
+names a real model, and everything else is said in the chat:
+
+    model id       what a request to it gets
+    arena-duel     one blind matchup; both answers in one message, under "Answer A" / "Answer B"
+    arena-a / -b   one column each of Open WebUI's compare view: the two requests of one turn
+                   (same chat id, same messages) share one matchup through slot join, and each
+                   streams its own slot, whichever arrives first
+    arena-single   one hidden model answers (``ARENA_DEFAULT_MODEL``, else one per chat); no vote
+    a roster model exactly that model answers, alone: no pairing, no vote (so its label is true)
+
+``!a``, ``!b``, ``!tie``, ``!bad``, ``!skip`` vote on the chat's latest votable matchup and
+answer with the reveal; ``!leaderboard`` and ``!help`` answer the standings and the commands. A
+chat is known by Open WebUI's ``X-OpenWebUI-Chat-Id`` header; its latest matchup and arena
+conversation are kept in PostgreSQL (``ChatLinks``), so a decisive vote lets the next message
+continue from the winner, across restarts. Open WebUI's helper tasks (title, tags, follow-ups)
+are answered at once without a model (``_helper_tasks``). Any other model id is not served
+here: the route runs the OpenAI-compatible matchup of the seed API on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import uuid
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from arena_api.core.errors import ArenaError, InvalidRequest, NotFound, RoundConfigError
+from arena_api.core.join import JoinError
+from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.ports import ArenaRepository, ChatLink, ChatLinks
+from arena_api.core.records import Vote, vote_outcome
+from arena_api.core.requests import ChatCall, ChatRequest, parse_command, stream_false_refused
+from arena_api.services import _chat_text as text
+from arena_api.services._helper_tasks import answer_helper_task, is_helper_task
+from arena_api.services._reveal import reveal
+from arena_api.services.reads import ReadService
+from arena_api.services.rounds import ArenaService, RoundOptions, RoundStream
+
+__all__ = [
+    "ARENA_MODELS",
+    "ArenaModel",
+    "CompletionReply",
+    "ModelCard",
+    "OpenAiChatService",
+    "TextReply",
+]
+
+Layout = Literal["duel", "column", "single"]
+Listing = Literal["arena", "roster", "both"]
+
+
+@dataclass(frozen=True)
+class ArenaModel:
+    """One pseudo-model of the blind roster."""
+
+    id: str
+    name: str
+    description: str
+    layout: Layout
+    slot: Slot | None = None
+
+
+ARENA_MODELS: Mapping[str, ArenaModel] = {
+    m.id: m
+    for m in (
+        ArenaModel(
+            "arena-duel",
+            "Arena · Duel (A + B)",
+            "A blind matchup: two anonymous answers in one message. Vote with !a, !b, !tie, "
+            "!bad or !skip.",
+            "duel",
+        ),
+        ArenaModel(
+            "arena-a",
+            "Arena A",
+            "Slot A of a blind matchup. Select it together with Arena B for side-by-side "
+            "columns; vote with !a or !b.",
+            "column",
+            "A",
+        ),
+        ArenaModel(
+            "arena-b",
+            "Arena B",
+            "Slot B of a blind matchup. Select it together with Arena A for side-by-side "
+            "columns; vote with !a or !b.",
+            "column",
+            "B",
+        ),
+        ArenaModel(
+            "arena-single",
+            "Arena · Single (no vote)",
+            "One hidden model answers; nothing to vote on.",
+            "single",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """An entry of ``GET /v1/models``."""
+
+    id: str
+    name: str
+    owned_by: str
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class TextReply:
+    """One answer to stream on ``choices[0]``; ``metadata`` is the matchup (``omni_arena``)."""
+
+    model: str
+    completion_id: str
+    text: AsyncGenerator[str, None]
+    metadata: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class CompletionReply:
+    """A non-streaming completion (a helper task's answer)."""
+
+    model: str
+    completion_id: str
+    content: str
+
+
+Reply = TextReply | CompletionReply
+
+
+async def _lines(*pieces: str) -> AsyncGenerator[str, None]:
+    for piece in pieces:
+        yield piece
+
+
+def _digest(kind: str, value: str) -> str:
+    return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
+
+
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex}"
+
+
+class OpenAiChatService:
+    """The OpenAI chat front (see the module docstring).
+
+    Args:
+        arena: starts the rounds.
+        reads: the leaderboard and conversations.
+        repository: the stored matchups that commands vote on.
+        chats: where each external chat stands.
+        listing: what ``models()`` lists (``ARENA_OPENAI_MODELS``).
+    """
+
+    def __init__(
+        self,
+        *,
+        arena: ArenaService,
+        reads: ReadService,
+        repository: ArenaRepository,
+        chats: ChatLinks,
+        listing: Listing = "arena",
+    ) -> None:
+        self._arena = arena
+        self._reads = reads
+        self._repo = repository
+        self._chats = chats
+        self._listing = listing
+
+    # -- the model list --------------------------------------------------------------------------
+
+    async def models(self) -> list[ModelCard]:
+        """The pseudo-models, the named roster or both, per ``ARENA_OPENAI_MODELS``."""
+        cards = []
+        if self._listing in ("arena", "both"):
+            cards += [
+                ModelCard(m.id, m.name, "arena", m.description) for m in ARENA_MODELS.values()
+            ]
+        if self._listing in ("roster", "both"):
+            cards += [
+                ModelCard(str(m.id), m.display_name, m.provider) for m in await self._arena.roster()
+            ]
+        return cards
+
+    async def model(self, model_id: str) -> ModelCard:
+        """One listed model.
+
+        Raises:
+            NotFound: ``model_not_found``.
+        """
+        for card in await self.models():
+            if card.id == model_id:
+                return card
+        raise NotFound(f"The model '{model_id}' does not exist", code="model_not_found")
+
+    async def _named(self, model_id: str | None) -> ModelEntry | None:
+        """The enabled model (with a configured provider) that ``model_id`` names: its id,
+        display name or ``provider:provider_model_id`` (or provider model id, if unique)."""
+        if model_id is None or model_id in ARENA_MODELS:
+            return None
+        roster = await self._arena.playable_roster()  # cached: this runs on every request
+        for forms in (
+            lambda m: (str(m.id), m.display_name, f"{m.provider}:{m.provider_model_id}"),
+            lambda m: (m.provider_model_id,),
+        ):
+            found = [m for m in roster if model_id in forms(m)]
+            if len(found) == 1:
+                return found[0]
+        return None
+
+    async def serves(self, call: ChatCall) -> bool:
+        """Whether this front answers ``call``; the route runs the seed API's matchup otherwise."""
+        return (
+            is_helper_task(call)
+            or call.model in ARENA_MODELS
+            or await self._named(call.model) is not None
+        )
+
+    # -- replies ---------------------------------------------------------------------------------
+
+    async def reply(self, call: ChatCall) -> Reply:
+        """Answer one request of an OpenAI chat UI.
+
+        Raises:
+            InvalidRequest: ``stream: false`` on anything but a helper task, or a bad prompt.
+            ArenaError: a round could not start (as on the arena's own chat route).
+        """
+        model_id = call.model or "arena"
+        if is_helper_task(call):
+            return CompletionReply(model_id, _completion_id(), answer_helper_task(call.prompt))
+        if not call.stream:
+            raise stream_false_refused()
+        command = text.command_of(call.prompt)
+        arena_model = ARENA_MODELS.get(model_id)
+        column = arena_model.slot if arena_model is not None else None
+        if command is not None:
+            return TextReply(model_id, _completion_id(), await self._command(call, command, column))
+        if arena_model is None or arena_model.layout == "single":
+            named = None if arena_model is not None else await self._named(model_id)
+            return await self._single(call, model_id, named)
+        if arena_model.layout == "duel":
+            return await self._duel(call, model_id)
+        assert arena_model.slot is not None
+        return await self._column(call, model_id, arena_model.slot)
+
+    # -- rounds ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _chat_key(call: ChatCall) -> str | None:
+        return _digest("chat", call.chat_id) if call.chat_id else None
+
+    @staticmethod
+    def _session(call: ChatCall) -> str | None:
+        """The anonymous session of the chat's rounds and votes: a digest of the Open WebUI user
+        (or, lacking that, of the chat), never the id itself."""
+        if call.user_id:
+            return "openwebui:" + _digest("user", call.user_id)[:32]
+        if call.chat_id:
+            return "openwebui:" + _digest("chat", call.chat_id)[:32]
+        return None
+
+    @staticmethod
+    def _request(call: ChatCall, **fields: Any) -> ChatRequest:
+        """The round's command; a bad prompt is reported at its place in ``messages``."""
+        try:
+            return parse_command(ChatRequest, {"prompt": call.prompt, **fields})
+        except InvalidRequest as exc:
+            details = {
+                call.prompt_field if key == "prompt" else key: value
+                for key, value in (exc.details or {}).items()
+            }
+            raise InvalidRequest(exc.message, details=details) from None
+
+    async def _continuation(
+        self, chat_key: str | None, session_id: str | None
+    ) -> tuple[uuid.UUID | None, str | None]:
+        """The arena conversation a new round of this chat continues, or the note saying why
+        it starts afresh (nothing for a chat's first round)."""
+        link = await self._chats.get(chat_key) if chat_key else None
+        if link is None or link.conversation_id is None:
+            return None, None
+        try:
+            view = await self._reads.conversation(link.conversation_id, session_id)
+        except ArenaError:
+            return None, text.fresh_note(None)
+        if view.continuable:
+            return link.conversation_id, None
+        return None, text.fresh_note(view.turns[-1].vote if view.turns else None)
+
+    async def _link(
+        self, chat_key: str | None, session_id: str | None, round_: RoundStream
+    ) -> None:
+        started = round_.started
+        if chat_key is None or session_id is None or not started.votable:
+            return
+        conversation = uuid.UUID(started.conversation_id) if started.conversation_id else None
+        await self._chats.link(
+            ChatLink(chat_key, session_id, uuid.UUID(started.matchup_id), conversation)
+        )
+
+    @staticmethod
+    def _metadata(round_: RoundStream) -> dict[str, Any]:
+        return {k: v for k, v in round_.started.wire().items() if k != "type"}
+
+    async def _duel(self, call: ChatCall, model_id: str) -> TextReply:
+        chat_key, session_id = self._chat_key(call), self._session(call)
+        conversation_id, note = await self._continuation(chat_key, session_id)
+        request = self._request(call, sessionId=session_id, conversationId=conversation_id)
+        round_ = await self._arena.start_round(request, options=RoundOptions(plan="matchup"))
+        await self._link(chat_key, session_id, round_)
+        body = text.duel_text(round_.events, note=note, votable=chat_key is not None)
+        return TextReply(model_id, _completion_id(), body, self._metadata(round_))
+
+    async def _column(self, call: ChatCall, model_id: str, slot: Slot) -> TextReply:
+        chat_key, session_id = self._chat_key(call), self._session(call)
+        if chat_key is None:
+            return TextReply(model_id, _completion_id(), _lines(text.NO_CHAT_ID_COLUMN))
+        conversation_id, note = await self._continuation(chat_key, session_id)
+        # The two columns of one turn carry the same chat id and the same messages, whatever
+        # the database says by the time the second arrives: that is what pairs them.
+        request = self._request(
+            call,
+            sessionId=session_id,
+            conversationId=conversation_id,
+            joinKey="openwebui:" + call.digest,
+        )
+        try:
+            round_ = await self._arena.start_round(
+                request, options=RoundOptions(plan="matchup", slot=slot)
+            )
+        except JoinError as exc:
+            line = {
+                "join_unpaired": text.UNPAIRED_COLUMN,
+                "join_expired": text.UNPAIRED_COLUMN,
+                "join_slot_taken": text.SAME_SLOT_COLUMN,
+                "join_slots_exhausted": text.SAME_SLOT_COLUMN,
+                "join_disabled": text.JOIN_OFF_COLUMN,
+            }.get(exc.code)
+            if line is None:
+                raise
+            return TextReply(model_id, _completion_id(), _lines(line.format(slot=slot)))
+        await self._link(chat_key, session_id, round_)
+        body = text.column_text(round_.events, slot, note=note)
+        return TextReply(model_id, _completion_id(), body, self._metadata(round_))
+
+    async def _single(self, call: ChatCall, model_id: str, named: ModelEntry | None) -> TextReply:
+        model = named or await self._hidden_model(call)
+        request = self._request(call, sessionId=self._session(call))
+        options = RoundOptions(plan="single", model=model, context=_own_context(call.history))
+        round_ = await self._arena.start_round(request, options=options)
+        return TextReply(
+            model_id, _completion_id(), text.single_text(round_.events), self._metadata(round_)
+        )
+
+    async def _hidden_model(self, call: ChatCall) -> ModelEntry:
+        """``arena-single``'s model: the default model, else one fixed per chat (a chat keeps
+        talking to one model), else any.
+
+        Raises:
+            RoundConfigError: no enabled model has a configured provider.
+        """
+        if self._arena.default_model is not None:
+            return self._arena.default_model
+        roster = sorted(await self._arena.playable_roster(), key=lambda m: m.id.bytes)
+        if not roster:
+            raise RoundConfigError(
+                "No enabled model has a configured provider", status=500, code="no_models"
+            )
+        if call.chat_id is None:
+            return random.choice(roster)
+        return roster[int(_digest("single", call.chat_id)[:8], 16) % len(roster)]
+
+    # -- commands --------------------------------------------------------------------------------
+
+    async def _command(
+        self, call: ChatCall, command: str, column: Slot | None
+    ) -> AsyncGenerator[str, None]:
+        if command == "!help":
+            return _lines(text.help_text())
+        if command == "!leaderboard":
+            return _lines(text.leaderboard_text(await self._reads.leaderboard()))
+        return _lines(await self._vote(call, text.VOTE_COMMANDS[command], column))
+
+    async def _vote(self, call: ChatCall, vote: Vote, column: Slot | None) -> str:
+        """Vote on the chat's latest votable matchup; the answer is the reveal or a sentence."""
+        chat_key = self._chat_key(call)
+        if chat_key is None:
+            return text.NO_CHAT_ID_VOTE
+        link = await self._chats.get(chat_key)
+        matchup = await self._repo.get_matchup(link.matchup_id) if link else None
+        if link is None or matchup is None:
+            return text.NOTHING_TO_VOTE
+        result = "sibling" if link.vote_message == call.digest else None
+        if result is None:
+            outcome = vote_outcome(matchup, vote)
+            result = await self._chats.record_vote(link, call.digest, vote, outcome)
+        if result == "moved":
+            return text.NOTHING_TO_VOTE
+        if result == "recorded":
+            return text.reveal_text(reveal(matchup), vote, column=column)
+        stored = await self._repo.get_matchup(matchup.id)
+        recorded = stored.vote if stored is not None and stored.vote is not None else vote
+        if result == "sibling":
+            return text.reveal_text(reveal(matchup), recorded, column=column)
+        return text.already_voted_text(reveal(matchup), recorded, column=column)
+
+
+def _own_context(history: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
+    """A chat's own history for a single model: without the arena's commands and their replies."""
+    kept: list[ChatMessage] = []
+    skip_reply = False
+    for message in history:
+        if message.role == "user" and text.command_of(message.content) is not None:
+            skip_reply = True
+            continue
+        if message.role == "assistant" and skip_reply:
+            skip_reply = False
+            continue
+        skip_reply = False
+        kept.append(message)
+    return tuple(kept)

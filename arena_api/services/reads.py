@@ -1,0 +1,314 @@
+"""ReadService: every read of stored rounds and standings, for the HTTP routes and the Reflex UI.
+
+The leaderboard, one matchup, a shared (voted) matchup, a conversation, and the insights
+dashboard's analytics. Nothing here writes; rounds, votes and control live in ``ArenaService``.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from arena_api.core.conversation import is_continuable
+from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
+from arena_api.core.ports import AnalyticsPort, ArenaRepository, StyleCoefficient, StyleSpread
+from arena_api.core.records import DECISIVE_VOTES
+from arena_api.core.views import (
+    ActivityBucket,
+    ActivityView,
+    AnswerView,
+    ComponentGroup,
+    Components,
+    ConfidenceInterval,
+    ConversationView,
+    HeadToHeadView,
+    LeaderboardEntry,
+    LeaderboardView,
+    MatchupView,
+    ModelMetricsView,
+    RatingHistoryView,
+    SharedMatchupView,
+    StyleControl,
+    StyleControlView,
+    StyleEffect,
+    StyleUnit,
+    SummaryView,
+    TurnView,
+)
+from arena_api.services._reveal import reveal
+
+__all__ = ["ReadService"]
+
+#: Rating points per unit of log-odds: the display scale ``1000 + (400 / ln 10) * r`` of the
+#: rating process, through which style coefficients are restated in rating points too.
+DISPLAY_SCALE = 400 / math.log(10)
+#: The style features in the order the rating process fits them; later additions sort last.
+STYLE_FEATURE_ORDER = ("position", "verbosity", "formatting", "latency_ttft", "latency_duration")
+#: Covariates that are a constant rather than a per-vote delta: their coefficient is absolute.
+ABSOLUTE_STYLE_FEATURES = frozenset({"position"})
+# A thinned rating history keeps at most this many refits (``rating_history(points=...)``).
+MAX_HISTORY_POINTS = 10_000
+#: A readable amount of each raw delta (tokens, Markdown density 0..1, milliseconds).
+STYLE_UNITS: dict[str, tuple[float, str]] = {
+    "verbosity": (100.0, "100 output tokens"),
+    "formatting": (0.1, "0.1 markdown density"),
+    "latency_ttft": (100.0, "100 ms of TTFT"),
+    "latency_duration": (1000.0, "second of streaming"),
+}
+
+
+class ReadService:
+    def __init__(
+        self, *, repository: ArenaRepository, analytics: AnalyticsPort | None = None
+    ) -> None:
+        self._repo = repository
+        self._analytics = analytics
+
+    async def matchup(self, matchup_id: uuid.UUID) -> MatchupView:
+        record = await self._repo.get_matchup(matchup_id)
+        if record is None:
+            raise NotFound("Matchup not found", code="matchup_not_found")
+        return MatchupView(
+            matchup_id=str(record.id),
+            conversation_id=str(record.conversation_id) if record.conversation_id else None,
+            turn_index=record.turn_index,
+            mode="matchup",
+            votable=record.vote is None and record.mode == "blind",
+            continuable=record.vote in DECISIVE_VOTES,
+            vote=record.vote,
+            models=reveal(record) if record.vote is not None else None,
+        )
+
+    async def shared_matchup(self, matchup_id: uuid.UUID) -> SharedMatchupView:
+        """A voted matchup with its prompt, answers and identities, for a shared link.
+
+        Raises:
+            NotFound: unknown, or not voted yet (a blind round is never shown by id).
+        """
+        record = await self._repo.get_matchup(matchup_id)
+        content = await self._repo.get_matchup_content(matchup_id)
+        if record is None or content is None or record.vote is None:
+            raise NotFound("No voted matchup with this id", code="matchup_not_found")
+        prompt, answers = content
+        return SharedMatchupView(
+            matchup_id=str(record.id),
+            prompt=prompt,
+            vote=record.vote,
+            answers=[AnswerView(slot=a.slot, content=a.content, error=a.error) for a in answers],
+            models=reveal(record),
+        )
+
+    async def conversation(
+        self, conversation_id: uuid.UUID, session_id: str | None
+    ) -> ConversationView:
+        record = await self._repo.get_conversation(conversation_id)
+        if record is None:
+            raise ConversationError(
+                "Conversation not found", status=404, code="conversation_not_found"
+            )
+        if record.session_id is not None and record.session_id != session_id:
+            raise ConversationError(
+                "Conversation session mismatch", status=403, code="conversation_forbidden"
+            )
+        return ConversationView(
+            conversation_id=str(record.id),
+            continuable=is_continuable(record),
+            next_turn_index=len(record.turns),
+            turns=[
+                TurnView(
+                    turn_index=t.turn_index,
+                    matchup_id=str(t.matchup_id),
+                    prompt=t.prompt,
+                    votable=t.vote is None and t.mode == "blind",
+                    vote=t.vote,
+                    answers=[
+                        AnswerView(slot=a.slot, content=a.content, error=a.error) for a in t.answers
+                    ],
+                    models=reveal(t) if t.vote is not None else None,
+                )
+                for t in record.turns
+            ],
+        )
+
+    async def leaderboard(self) -> LeaderboardView:
+        """Enabled models' records and ratings, plus what reading the ratings needs.
+
+        ``components`` says which ratings may be compared (the seed's rating context),
+        ``styleControl`` what superficial style is worth in rating points. Each rated model is
+        ranked by interval overlap within its component.
+        """
+        records = await self._repo.leaderboard()
+        rows = records.models
+        ranks = _ranks_by_overlap(
+            (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
+        )
+        style_ranks = _ranks_by_overlap(
+            (r.model.id, r.style_component_id, r.style_ci_lower, r.style_ci_upper) for r in rows
+        )
+        entries = []
+        for r in rows:
+            decided = r.wins + r.losses + r.ties
+            entries.append(
+                LeaderboardEntry(
+                    id=str(r.model.id),
+                    display_name=r.model.display_name,
+                    wins=r.wins,
+                    losses=r.losses,
+                    ties=r.ties,
+                    skips=r.skips,
+                    total_votes=decided + r.skips,
+                    win_rate=round(r.wins / decided, 4) if decided else 0.0,
+                    rating=r.rating,
+                    rating_std_error=r.rating_stderr,
+                    confidence_interval=_interval(r.ci_lower, r.ci_upper),
+                    component_id=r.component_id,
+                    style_controlled_rating=r.style_rating,
+                    style_controlled_std_error=r.style_stderr,
+                    style_controlled_confidence_interval=_interval(
+                        r.style_ci_lower, r.style_ci_upper
+                    ),
+                    games=r.games,
+                    rank=ranks.get(r.model.id),
+                    style_controlled_rank=style_ranks.get(r.model.id),
+                )
+            )
+        rated = [e.component_id for e in entries if e.component_id is not None]
+        groups = sorted({c: rated.count(c) for c in rated}.items())
+        return LeaderboardView(
+            components=Components(
+                count=len(groups) if rated else None,
+                groups=[ComponentGroup(component_id=c, models=n) for c, n in groups],
+            ),
+            style_control=_style_control(records.coefficients, records.spread),
+            models=entries,
+        )
+
+    # -- analytics (the insights dashboard) ------------------------------------------------------
+
+    def _analytics_port(self) -> AnalyticsPort:
+        if self._analytics is None:
+            raise NotFound("Analytics are not available on this server", code="not_found")
+        return self._analytics
+
+    async def analytics_summary(self) -> SummaryView:
+        """Arena-wide totals: votes by kind, slot split, pair coverage, rating components.
+
+        Raises:
+            NotFound: this service was built without an analytics port.
+        """
+        return await self._analytics_port().summary()
+
+    async def head_to_head(self) -> HeadToHeadView:
+        """Per canonical pair: each side's wins and the ties (skips excluded)."""
+        return await self._analytics_port().head_to_head()
+
+    async def model_metrics(self) -> ModelMetricsView:
+        """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
+        its error-free answers, and its decisive record in each slot."""
+        return await self._analytics_port().model_metrics()
+
+    async def activity(
+        self, bucket: ActivityBucket = "day", since: datetime | None = None
+    ) -> ActivityView:
+        """Votes by outcome and cumulative games per model, per UTC day or hour.
+
+        Args:
+            bucket: ``day`` or ``hour``.
+            since: only buckets starting at or after this instant (timezone-aware); the
+                cumulative games still count every earlier vote.
+
+        Raises:
+            InvalidRequest: an unknown bucket, or ``since`` without a timezone.
+        """
+        if bucket not in ("day", "hour"):
+            raise InvalidRequest(
+                "bucket must be day or hour", details={"bucket": ["must be day or hour"]}
+            )
+        return await self._analytics_port().activity(bucket, _aware(since))
+
+    async def style_control(self) -> StyleControlView:
+        """The stored style coefficients and the models rated by both passes."""
+        return await self._analytics_port().style_control()
+
+    async def rating_history(
+        self, since: datetime | None = None, *, points: int | None = None
+    ) -> RatingHistoryView:
+        """Rating snapshots (one per model per refit) at or after ``since``, in time order;
+        with ``points``, only the last refit of each of that many equal spans of time.
+
+        Raises:
+            InvalidRequest: ``since`` has no timezone, or ``points`` is outside 1..10,000.
+        """
+        if points is not None and not 1 <= points <= MAX_HISTORY_POINTS:
+            raise InvalidRequest(
+                f"points must be between 1 and {MAX_HISTORY_POINTS}",
+                details={"points": [f"must be between 1 and {MAX_HISTORY_POINTS}"]},
+            )
+        return await self._analytics_port().rating_history(_aware(since), points)
+
+
+def _aware(since: datetime | None) -> datetime | None:
+    if since is not None and since.utcoffset() is None:
+        raise InvalidRequest(
+            "since must carry a timezone", details={"since": ["needs a timezone, e.g. Z"]}
+        )
+    return since
+
+
+def _ranks_by_overlap(
+    rows: Iterable[tuple[uuid.UUID, int | None, float | None, float | None]],
+) -> dict[uuid.UUID, int]:
+    """Rank = 1 + the models of the same component whose lower bound exceeds this upper bound.
+
+    Models whose intervals overlap share a rank; unrated models (no component or interval) get
+    none. ``rows`` holds (model id, component id, interval lower, interval upper).
+    """
+    rated = [
+        (model_id, component, lower, upper)
+        for model_id, component, lower, upper in rows
+        if component is not None and lower is not None and upper is not None
+    ]
+    return {
+        model_id: 1 + sum(1 for _, other, lower, _ in rated if other == component and lower > upper)
+        for model_id, component, _, upper in rated
+    }
+
+
+def _style_control(coefficients: Sequence[StyleCoefficient], spread: StyleSpread) -> StyleControl:
+    """The stored style coefficients restated in rating points, per standard deviation and
+    (where the deltas' spread is known) per readable unit of the raw feature."""
+    if not coefficients:
+        return StyleControl(effects=[], votes_observed=0, computed_at=None)
+    effects = []
+    for c in coefficients:
+        points = DISPLAY_SCALE * c.coefficient
+        absolute = c.feature in ABSOLUTE_STYLE_FEATURES
+        unit = STYLE_UNITS.get(c.feature)
+        std_dev = spread.std_dev.get(c.feature)
+        per_unit = (
+            StyleUnit(points=points / std_dev * unit[0], unit=unit[1])
+            if not absolute and unit is not None and std_dev
+            else None
+        )
+        effects.append(
+            StyleEffect(
+                feature=c.feature,
+                log_odds=c.coefficient,
+                points=points,
+                basis="absolute" if absolute else "per_std_dev",
+                per_unit=per_unit,
+            )
+        )
+    known = {feature: k for k, feature in enumerate(STYLE_FEATURE_ORDER)}
+    effects.sort(key=lambda e: (known.get(e.feature, len(known)), e.feature))
+    return StyleControl(
+        effects=effects,
+        votes_observed=spread.votes,
+        computed_at=max(c.computed_at for c in coefficients),
+    )
+
+
+def _interval(lower: float | None, upper: float | None) -> ConfidenceInterval | None:
+    return None if lower is None or upper is None else ConfidenceInterval(lower=lower, upper=upper)
