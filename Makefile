@@ -45,7 +45,7 @@ e2e: setup /usr/bin/chromium
 	$(PY) -m pytest e2e
 
 # Every benchmark prints its figures beside a baseline measured in the same run (several minutes).
-BENCHMARKS := startup arena_stream join_overhead protocol_framing ui_latency
+BENCHMARKS := startup arena_stream join_overhead protocol_framing openwebui_front ui_latency
 bench: setup /usr/bin/chromium
 	@for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(PY) benchmarks/$$name.py || exit 1; done
 

@@ -334,6 +334,24 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "ARENA_CHAT_ID_HEADER",
+        "X-OpenWebUI-Chat-Id",
+        "Request header naming an external chat (Open WebUI's, with "
+        "`ENABLE_FORWARD_USER_INFO_HEADERS=true`): pairs compare columns, takes votes, continues.",
+        _text(min_len=1, max_len=100, required=True),
+        attr="chat_id_header",
+        group="arena",
+    ),
+    _setting(
+        "ARENA_USER_ID_HEADER",
+        "X-OpenWebUI-User-Id",
+        "Request header naming an external chat's user; its digest is the anonymous session of "
+        "that user's rounds and votes.",
+        _text(min_len=1, max_len=100, required=True),
+        attr="user_id_header",
+        group="arena",
+    ),
+    _setting(
         "ARENA_SLOT_TIMEOUT_S",
         "60",
         "Seconds a slot may wait for its next token before it fails with `slot_error`.",
@@ -520,6 +538,8 @@ class Settings:
     join_max_pending: int
     join_max_queued_events: int
     openai_models: str
+    chat_id_header: str
+    user_id_header: str
     slot_timeout_s: float
     mock_provider: bool
     mock_tokens_per_second: float

@@ -145,10 +145,11 @@ async def chat_completions(request: Request) -> Response:
     body = await read_json(request)
     front = _front(request)
     if isinstance(body, dict) and isinstance(body.get("messages"), list):
+        settings = request.app.state.services.settings
         call = read_chat_call(
             body,
-            chat_id=request.headers.get("x-openwebui-chat-id"),
-            user_id=request.headers.get("x-openwebui-user-id"),
+            chat_id=request.headers.get(settings.chat_id_header),
+            user_id=request.headers.get(settings.user_id_header),
         )
         if await front.serves(call):
             reply = await front.reply(call)

@@ -74,7 +74,7 @@ def _task(kind: str, shape: str) -> str:
 
 @dataclass
 class Reply:
-    """One streamed answer: the text of ``choices[0]``, every chunk, the raw bytes."""
+    """One streamed answer: the text of ``choices[0]``, every chunk, the raw headers and body."""
 
     text: str
     chunks: list[dict[str, Any]]
@@ -127,7 +127,7 @@ class OpenWebUi:
         text = "".join(
             c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"]
         )
-        return Reply(text, chunks, response.text)
+        return Reply(text, chunks, f"{response.headers}\n{response.text}")
 
     async def task(self, model: str, content: str, **extra: Any) -> Any:
         body = {"stream": False, "model": model, "messages": self._messages(content), **extra}
@@ -569,3 +569,25 @@ async def test_the_openai_sdk_reads_a_duel_stream_and_a_helper_completion(
     assert text.startswith("### Answer A") and "### Answer B" in text
     assert title.choices[0].message.content == '{"title": "Arena: Explain JWTs"}'
     assert listed == ARENA_IDS
+
+
+async def test_a_renamed_chat_id_header_is_read_where_the_operator_says(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with serve_arena(db, database_url, tmp_path, ARENA_CHAT_ID_HEADER="X-Team-Chat") as arena:
+        body = {"stream": True, "model": "arena-duel"}
+        headers = {"x-team-chat": "chat-7"}
+        await arena.client.post(
+            "/v1/chat/completions",
+            json={**body, "messages": [{"role": "user", "content": "hi"}]},
+            headers=headers,
+        )
+        vote = await arena.client.post(
+            "/v1/chat/completions",
+            json={**body, "messages": [{"role": "user", "content": "!a"}]},
+            headers=headers,
+        )
+        votes = await arena.scalar("SELECT count(*) FROM preferences")
+
+    assert "Vote recorded: Answer A is better." in vote.text
+    assert votes == 1
