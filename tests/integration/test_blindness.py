@@ -136,3 +136,50 @@ async def test_no_identity_reaches_either_sibling_of_a_joined_matchup(
         wire = _wire(response)
         leaked = {word for word in forbidden if word.lower() in wire.lower()}
         assert not leaked, f"identity leaked to a sibling before the vote: {leaked}"
+
+
+async def _front_wire(arena: Arena, model: str, chat: str, content: str) -> str:
+    headers = {"x-openwebui-chat-id": chat, "x-openwebui-user-id": "blind-user"}
+    body = {"model": model, "stream": True, "messages": [{"role": "user", "content": content}]}
+    response = await arena.client.post("/v1/chat/completions", json=body, headers=headers)
+    assert response.status_code == 200
+    return _wire(response)
+
+
+async def test_no_identity_in_any_byte_the_chat_front_sends_before_the_vote(
+    plan_arena: tuple[Arena, set[str]],
+) -> None:
+    """The arena models answer alike under every plan setting: the model list, a title task, a
+    duel, both compare columns and the single model name no model, provider or id."""
+    arena, forbidden = plan_arena
+    prompt = "Which model are you?"
+    title = (
+        '### Task:\nTitle it.\n### Output:\nJSON format: { "title": "x" }\n'
+        f"<chat_history>\nUSER: {prompt}\n</chat_history>"
+    )
+
+    wires = [_wire(await arena.client.get("/v1/models"))]
+    wires.append(
+        _wire(
+            await arena.client.post(
+                "/v1/chat/completions",
+                json={
+                    "model": "arena-duel",
+                    "stream": False,
+                    "messages": [{"role": "user", "content": title}],
+                },
+                headers={"x-openwebui-chat-id": "blind-chat"},
+            )
+        )
+    )
+    wires.append(await _front_wire(arena, "arena-duel", "blind-duel", prompt))
+    wires += await asyncio.gather(
+        _front_wire(arena, "arena-a", "blind-compare", prompt),
+        _front_wire(arena, "arena-b", "blind-compare", prompt),
+    )
+    wires.append(await _front_wire(arena, "arena-single", "blind-single", prompt))
+
+    for wire in wires:
+        leaked = {word for word in forbidden if word.lower() in wire.lower()}
+        assert not leaked, f"identity leaked before the vote: {leaked}"
+    assert "### Answer B" in wires[2] and "Reply **`!b`**" in wires[4]
