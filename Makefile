@@ -9,7 +9,7 @@ BUN   := $(TOOLS)/node_modules/.bin/bun
 export PATH := $(CURDIR)/$(TOOLS)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 export REFLEX_USE_SYSTEM_BUN := 1
 
-.PHONY: setup run test lint e2e bench clean
+.PHONY: setup run test lint e2e bench clean integration-openwebui
 
 setup: $(VENV)/.installed $(BUN)
 
@@ -43,6 +43,12 @@ test: setup /usr/bin/chromium lint
 
 e2e: setup /usr/bin/chromium
 	$(PY) -m pytest e2e
+
+# A real Open WebUI 0.12.4 (from PyPI, into a virtualenv of its own outside the project: several
+# GB, many minutes the first time) driven in Debian's chromium against `arena serve`. Too heavy
+# for `make test`; screenshots go to test-results/openwebui/.
+integration-openwebui: setup /usr/bin/chromium
+	bin="$$(bash e2e/openwebui/setup.sh)" && ARENA_OPENWEBUI_BIN="$$bin" $(PY) -m pytest e2e/openwebui -p no:cacheprovider
 
 # Every benchmark prints its figures beside a baseline measured in the same run (several minutes).
 BENCHMARKS := startup arena_stream join_overhead protocol_framing openwebui_front ui_latency

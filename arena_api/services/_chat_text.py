@@ -224,13 +224,11 @@ def _escape(text: str) -> str:
 
 def _identities(models: RevealedModels, vote: str) -> str:
     winner = winner_slot(vote)
-    rows = ["| | Model |", "|---|---|"]
+    rows = ["| Answer | Model |", "|---|---|"]
     for slot, identity in (("A", models.A), ("B", models.B)):
         name = _escape(identity.display_name)
         rows.append(
-            f"| Answer {slot} 🏆 | **{name}** |"
-            if slot == winner
-            else f"| Answer {slot} | {name} |"
+            f"| {slot} | **{name}** (winner) |" if slot == winner else f"| {slot} | {name} |"
         )
     return "\n".join(rows)
 
@@ -307,7 +305,8 @@ def leaderboard_text(board: LeaderboardView) -> str:
         rows = ["| # | Model | Win rate | W / L / T | Votes |", "|---:|---|---:|---|---:|"]
     for position, m in enumerate(board.models, start=1):
         record = f"{m.wins} / {m.losses} / {m.ties}"
-        rate = f"{m.win_rate * 100:.1f}%"
+        decided = m.wins + m.losses + m.ties
+        rate = f"{m.win_rate * 100:.1f}%" if decided else "–"
         name = _escape(m.display_name)
         if not rated:
             rows.append(f"| {position} | {name} | {rate} | {record} | {m.total_votes} |")

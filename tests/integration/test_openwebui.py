@@ -280,8 +280,8 @@ async def test_a_vote_reveals_both_models_and_the_next_message_continues_from_th
         )
 
     assert reveal.text.startswith("**Vote recorded: Answer A is better.**")
-    assert f"| Answer A 🏆 | **{slots[0].a}** |" in reveal.text
-    assert f"| Answer B | {slots[0].b} |" in reveal.text
+    assert f"| A | **{slots[0].a}** (winner) |" in reveal.text
+    assert f"| B | {slots[0].b} |" in reveal.text
     assert [v.vote for v in vote] == ["left"]
     assert vote[0].anonymous_session_id.startswith("openwebui:")
     assert chat.user_id not in vote[0].anonymous_session_id

@@ -38,9 +38,7 @@ def test_only_a_whole_message_that_is_a_command_counts_as_one(
 
 
 def _call(prompt: str, *, stream: bool) -> ChatCall:
-    return ChatCall(
-        model="arena-duel", prompt=prompt, prompt_field="p", history=(), stream=stream
-    )
+    return ChatCall(model="arena-duel", prompt=prompt, prompt_field="p", history=(), stream=stream)
 
 
 def test_a_helper_task_is_a_non_streaming_task_over_the_chat_history() -> None:
