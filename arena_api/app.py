@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
+import aiohttp
 import asyncpg
-import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -33,7 +33,7 @@ from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.repository import PostgresRepository, create_pool
-from arena_api.providers import build_registry
+from arena_api.providers import build_registry, make_session
 from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
@@ -96,7 +96,7 @@ def token_secret(settings: Settings) -> bytes:
 
 
 def build_arena(
-    settings: Settings, engine: AsyncEngine, pool: asyncpg.Pool, http: httpx.AsyncClient
+    settings: Settings, engine: AsyncEngine, pool: asyncpg.Pool, http: aiohttp.ClientSession
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
@@ -132,11 +132,8 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
         stack.push_async_callback(engine.dispose)
         pool = await create_pool(url)
         stack.push_async_callback(pool.close)
-        http = httpx.AsyncClient(
-            timeout=httpx.Timeout(connect=10.0, read=None, write=30.0, pool=10.0),
-            limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
-        )
-        stack.push_async_callback(http.aclose)
+        http = make_session()
+        stack.push_async_callback(http.close)
         arena = build_arena(settings, engine, pool, http)
         await arena.start()
         stack.push_async_callback(arena.close)

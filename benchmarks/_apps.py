@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import uuid
 from collections.abc import AsyncIterator
 
@@ -47,6 +48,73 @@ def baseline_app() -> ASGIApp:
                 queue.put_nowait((slot, None))
 
             tasks = [asyncio.create_task(pump(s, m)) for s, m in zip("AB", models, strict=True)]
+            yield b'event: matchup_started\ndata: {"type":"matchup_started"}\n\n'
+            live = 2
+            try:
+                while live:
+                    slot, text = await queue.get()
+                    if text is None:
+                        live -= 1
+                        continue
+                    data = json.dumps(
+                        {"type": "token", "slot": slot, "token": text}, separators=(",", ":")
+                    )
+                    yield f"event: token\ndata: {data}\n\n".encode()
+                yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
+            finally:
+                for task in tasks:
+                    task.cancel()
+
+        return EventSourceResponse(frames(), ping=15)
+
+    return Starlette(routes=[Route("/stream", stream, methods=["POST"])])
+
+
+async def _vendor_tokens(host: str, port: int, model: str) -> AsyncIterator[str]:
+    """The content deltas of one streamed answer, read off a raw socket (the least a relay
+    can spend on the upstream side)."""
+    body = json.dumps(
+        {"model": model, "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    ).encode()
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+        + body
+    )
+    try:
+        await reader.readuntil(b"\r\n\r\n")
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size == 0:
+                return
+            data = (await reader.readexactly(size + 2))[:-2]
+            for line in data.split(b"\n"):
+                if line.startswith(b"data: {"):
+                    choices = json.loads(line[6:])["choices"]
+                    if choices and choices[0]["delta"].get("content"):
+                        yield choices[0]["delta"]["content"]
+    finally:
+        writer.close()
+
+
+def relay_baseline_app() -> ASGIApp:
+    """A bare relay of the vendor at ``RELAY_VENDOR_URL``: both slots, native event names."""
+    vendor = os.environ["RELAY_VENDOR_URL"].removeprefix("http://").split("/")[0]
+    host, port = vendor.split(":")
+
+    async def stream(request: Request) -> EventSourceResponse:
+        await request.body()
+
+        async def frames() -> AsyncIterator[bytes]:
+            queue: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
+
+            async def pump(slot: str) -> None:
+                async for text in _vendor_tokens(host, int(port), f"vendor-{slot}"):
+                    queue.put_nowait((slot, text))
+                queue.put_nowait((slot, None))
+
+            tasks = [asyncio.create_task(pump(slot)) for slot in "AB"]
             yield b'event: matchup_started\ndata: {"type":"matchup_started"}\n\n'
             live = 2
             try:

@@ -11,15 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
-from arena_api.core.errors import (
-    ProviderError,
-    ProviderHTTPError,
-    ProviderRateLimited,
-    ProviderStreamError,
-    ProviderTimeout,
-)
+from arena_api.core.errors import ProviderHTTPError, ProviderRateLimited, ProviderStreamError
 
 __all__ = [
     "BROKE_OFF",
@@ -29,9 +21,7 @@ __all__ = [
     "UNPARSABLE",
     "UNREACHABLE",
     "parse_object",
-    "raise_for_status",
     "status_error",
-    "transport_error",
 ]
 
 UNREACHABLE = "the model endpoint could not be reached"
@@ -49,30 +39,7 @@ def status_error(status: int) -> ProviderHTTPError:
     return ProviderHTTPError(f"the model endpoint answered {status}", status)
 
 
-def transport_error(exc: httpx.HTTPError) -> ProviderError:
-    """The error for a failure of ``httpx`` below the HTTP status (connect, read, protocol)."""
-    if isinstance(exc, httpx.TimeoutException):
-        return ProviderTimeout(TIMED_OUT)
-    if isinstance(exc, httpx.ConnectError):
-        return ProviderStreamError(UNREACHABLE)
-    return ProviderStreamError(BROKE_OFF)
-
-
-async def raise_for_status(response: httpx.Response) -> None:
-    """Raise ``status_error`` unless ``response`` is a 2xx.
-
-    The error body is read (so the connection can be reused) but never quoted.
-
-    Raises:
-        ProviderHTTPError: the status is not 2xx (``ProviderRateLimited`` for 429).
-    """
-    if response.is_success:
-        return
-    await response.aread()
-    raise status_error(response.status_code)
-
-
-def parse_object(text: str) -> Mapping[str, Any]:
+def parse_object(text: str | bytes) -> Mapping[str, Any]:
     """One JSON object of a stream (an NDJSON line, an SSE data field).
 
     Raises:

@@ -14,19 +14,14 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
+import aiohttp
 
-from arena_api.core.errors import ProviderStreamError
+from arena_api.core.errors import ProviderError, ProviderStreamError
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
-from arena_api.providers._errors import (
-    REPORTED_ERROR,
-    UNFINISHED,
-    UNPARSABLE,
-    parse_object,
-    raise_for_status,
-    transport_error,
-)
+from arena_api.providers._errors import REPORTED_ERROR, UNFINISHED, UNPARSABLE, parse_object
+from arena_api.providers._http import post_lines
+from arena_api.providers._sse import SSEDecoder
 
 __all__ = ["GOOGLE_BASE_URL", "GoogleProvider"]
 
@@ -47,25 +42,6 @@ def _request_body(messages: Sequence[ChatMessage]) -> dict[str, Any]:
     if system:
         body["systemInstruction"] = {"parts": system}
     return body
-
-
-class _SSEDecoder:
-    """Collects the ``data`` fields of Server-Sent Events, one line at a time (WHATWG rules)."""
-
-    def __init__(self) -> None:
-        self._data: list[str] = []
-
-    def feed(self, line: str) -> str | None:
-        """The event's data when ``line`` is the blank line that ends it, else ``None``."""
-        if not line:
-            data, self._data = self._data, []
-            return "\n".join(data) if data else None
-        if line.startswith(":"):
-            return None
-        field, _, value = line.partition(":")
-        if field == "data":
-            self._data.append(value.removeprefix(" "))
-        return None
 
 
 @dataclass(frozen=True)
@@ -130,12 +106,12 @@ class GoogleProvider:
     Args:
         base_url: The API root without a version, e.g. ``GOOGLE_BASE_URL``.
         api_key: The Gemini API key.
-        http: The shared client; its timeouts apply.
+        http: The process-wide session; its timeouts apply.
     """
 
     name = "google"
 
-    def __init__(self, base_url: str, api_key: str, http: httpx.AsyncClient) -> None:
+    def __init__(self, base_url: str, api_key: str, http: aiohttp.ClientSession) -> None:
         self._base_url = base_url.rstrip("/")
         self._api_key = api_key
         self._http = http
@@ -154,35 +130,34 @@ class GoogleProvider:
         """
         model_id = model.provider_model_id.removeprefix("models/")
         url = f"{self._base_url}/v1beta/models/{model_id}:streamGenerateContent"
-        decoder = _SSEDecoder()
+        decoder = SSEDecoder()
         is_finished = False
         output_tokens: int | None = None
         version: str | None = None
+        lines = post_lines(
+            self._http,
+            url,
+            _request_body(messages),
+            headers={"x-goog-api-key": self._api_key},
+            params={"alt": "sse"},
+        )
         try:
-            async with self._http.stream(
-                "POST",
-                url,
-                params={"alt": "sse"},
-                headers={"x-goog-api-key": self._api_key},
-                json=_request_body(messages),
-            ) as response:
-                await raise_for_status(response)
-                async for line in response.aiter_lines():
-                    data = decoder.feed(line)
-                    if data is None:
-                        continue
-                    facts = _read_event(parse_object(data))
-                    is_finished = is_finished or facts.is_finish
-                    if facts.output_tokens is not None:
-                        output_tokens = facts.output_tokens
-                    version = facts.model_version or version
-                    if facts.text:
-                        yield ProviderChunk(text=facts.text)
-        except httpx.HTTPError as exc:
+            async for line in lines:
+                data = decoder.feed(line)
+                if data is None:
+                    continue
+                facts = _read_event(parse_object(data))
+                is_finished = is_finished or facts.is_finish
+                if facts.output_tokens is not None:
+                    output_tokens = facts.output_tokens
+                version = facts.model_version or version
+                if facts.text:
+                    yield ProviderChunk(text=facts.text)
+        except ProviderError:
             # Once the finish reason arrived the answer is whole; a failure while reading the
             # (empty) rest of the body does not take it away.
             if not is_finished:
-                raise transport_error(exc) from exc
+                raise
         if not is_finished:
             raise ProviderStreamError(UNFINISHED)
         yield ProviderChunk(output_tokens=output_tokens, model_version=version)

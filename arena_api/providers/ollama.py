@@ -10,19 +10,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-import httpx
+import aiohttp
 
 from arena_api.core.errors import ProviderStreamError
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
-from arena_api.providers._errors import (
-    REPORTED_ERROR,
-    UNFINISHED,
-    UNPARSABLE,
-    parse_object,
-    raise_for_status,
-    transport_error,
-)
+from arena_api.providers._errors import REPORTED_ERROR, UNFINISHED, UNPARSABLE, parse_object
+from arena_api.providers._http import post_lines
 
 __all__ = ["OllamaProvider"]
 
@@ -50,12 +44,12 @@ class OllamaProvider:
 
     Args:
         base_url: The server root, e.g. ``http://localhost:11434``.
-        http: The shared client; its timeouts apply.
+        http: The process-wide session; its timeouts apply.
     """
 
     name = "ollama"
 
-    def __init__(self, base_url: str, http: httpx.AsyncClient) -> None:
+    def __init__(self, base_url: str, http: aiohttp.ClientSession) -> None:
         self._url = f"{base_url.rstrip('/')}/api/chat"
         self._http = http
 
@@ -77,23 +71,17 @@ class OllamaProvider:
             "stream": True,
         }
         final: ProviderChunk | None = None
-        try:
-            async with self._http.stream("POST", self._url, json=body) as response:
-                await raise_for_status(response)
-                async for raw in response.aiter_lines():
-                    if not raw.strip():
-                        continue
-                    line = parse_object(raw)
-                    if "error" in line:
-                        raise ProviderStreamError(REPORTED_ERROR)
-                    text = _text(line)
-                    if text:
-                        yield ProviderChunk(text=text)
-                    if line.get("done") is True:
-                        final = _final(line)
-                        break
-        except httpx.HTTPError as exc:
-            raise transport_error(exc) from exc
+        async for raw in post_lines(self._http, self._url, body):
+            if not raw.strip() or final is not None:
+                continue  # read to the end, so the connection can be reused
+            line = parse_object(raw)
+            if "error" in line:
+                raise ProviderStreamError(REPORTED_ERROR)
+            text = _text(line)
+            if text:
+                yield ProviderChunk(text=text)
+            if line.get("done") is True:
+                final = _final(line)
         if final is None:
             raise ProviderStreamError(UNFINISHED)
         yield final

@@ -1,122 +1,84 @@
 """Any endpoint that speaks OpenAI's chat-completions streaming API: OpenAI, vLLM, a host proxy.
 
-The ``openai`` SDK does the HTTP and the SSE parsing; this adapter turns its chunks into
-``ProviderChunk``s and its exceptions into the ``ProviderError`` tree:
+The request is ``POST {base}/chat/completions`` with ``stream: true`` and
+``stream_options.include_usage``; the answer is Server-Sent Events whose ``data`` fields are
+``chat.completion.chunk`` objects, then ``data: [DONE]``. From each chunk only what the arena
+needs is read: ``choices[0].delta.content``, a ``finish_reason``, ``usage.completion_tokens`` and
+``model`` (see ``_http`` for why this is not the ``openai`` SDK). Failures:
 
-    openai.RateLimitError                    -> ProviderRateLimited
-    openai.APIStatusError                    -> ProviderHTTPError(status)
-    openai.APITimeoutError                   -> ProviderTimeout
-    openai.APIConnectionError                -> ProviderStreamError
+    429                                      -> ProviderRateLimited
+    another non-2xx status                   -> ProviderHTTPError(status)
+    the read timeout                         -> ProviderTimeout
+    no connection, a broken stream           -> ProviderStreamError
     an error event, an unparsable chunk,
     a stream that ends without a finish      -> ProviderStreamError
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
-from typing import Any, cast
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
-import httpx
-import openai
-from openai.types.chat import (
-    ChatCompletionAssistantMessageParam,
-    ChatCompletionChunk,
-    ChatCompletionMessageParam,
-    ChatCompletionSystemMessageParam,
-    ChatCompletionUserMessageParam,
-)
+import aiohttp
 
-from arena_api.core.errors import ProviderStreamError, ProviderTimeout
+from arena_api.core.errors import ProviderStreamError
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
-from arena_api.providers._errors import (
-    BROKE_OFF,
-    REPORTED_ERROR,
-    TIMED_OUT,
-    UNFINISHED,
-    UNPARSABLE,
-    UNREACHABLE,
-    status_error,
-)
+from arena_api.providers._errors import REPORTED_ERROR, UNFINISHED, UNPARSABLE, parse_object
+from arena_api.providers._http import post_lines
+from arena_api.providers._sse import SSEDecoder
 
-__all__ = ["OPENAI_BASE_URL", "OpenAICompatibleProvider", "make_openai_client"]
+__all__ = ["OPENAI_BASE_URL", "OpenAICompatibleProvider"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
-
-# Sent when the endpoint needs no key (a local vLLM): the SDK refuses to run without one, and an
-# explicit value stops it from falling back to OPENAI_API_KEY and sending that key to another host.
-_NO_KEY = "no-key"
+_DONE = b"[DONE]"
 
 
-def make_openai_client(
-    base_url: str | None, api_key: str | None, http_client: httpx.AsyncClient
-) -> openai.AsyncOpenAI:
-    """An SDK client on the shared connection pool that never retries on its own.
-
-    Retries are off because a slot is timed: a silent retry would spend the voter's wait on a
-    request they cannot see.
-
-    Args:
-        base_url: The API root including ``/v1``; ``None`` means OpenAI's.
-        api_key: Bearer token; ``None`` sends a placeholder instead of any ambient key.
-        http_client: The process-wide client (its pool and timeouts are used).
-    """
-    return openai.AsyncOpenAI(
-        base_url=base_url or OPENAI_BASE_URL,
-        api_key=api_key or _NO_KEY,
-        max_retries=0,
-        # The SDK is typed for `httpx2` clients but accepts `httpx` ones at run time.
-        http_client=cast(Any, http_client),
-    )
-
-
-def _to_openai(message: ChatMessage) -> ChatCompletionMessageParam:
-    if message.role == "system":
-        return ChatCompletionSystemMessageParam(role="system", content=message.content)
-    if message.role == "assistant":
-        return ChatCompletionAssistantMessageParam(role="assistant", content=message.content)
-    return ChatCompletionUserMessageParam(role="user", content=message.content)
-
-
-@dataclass(frozen=True)
-class _ChunkFacts:
-    text: str
-    is_finish: bool
-    output_tokens: int | None
-    model: str | None
-
-
-def _read_chunk(chunk: ChatCompletionChunk) -> _ChunkFacts:
-    """What one chunk says; the SDK builds chunks without validation, so check the shape here.
+def _read_chunk(chunk: Mapping[str, Any]) -> tuple[str, bool, int | None, str | None]:
+    """(text, is the finish, completion tokens, model) of one chunk.
 
     Raises:
-        ProviderStreamError: the chunk lacks the fields of a ``chat.completion.chunk``.
+        ProviderStreamError: an error event, or a chunk that is not a ``chat.completion.chunk``.
     """
-    try:
-        choice = next((c for c in chunk.choices if c.index == 0), None)
-        text = (choice.delta.content or "") if choice is not None else ""
-        is_finish = choice is not None and choice.finish_reason is not None
-        tokens = chunk.usage.completion_tokens if chunk.usage is not None else None
-        model = chunk.model or None
-    except (AttributeError, TypeError) as exc:
-        raise ProviderStreamError(UNPARSABLE) from exc
-    if not isinstance(text, str) or (tokens is not None and not isinstance(tokens, int)):
+    if chunk.get("error"):
+        raise ProviderStreamError(REPORTED_ERROR)
+    choices = chunk.get("choices")
+    if not isinstance(choices, list):
         raise ProviderStreamError(UNPARSABLE)
-    return _ChunkFacts(text, is_finish, tokens, model if isinstance(model, str) else None)
+    text, is_finish = "", False
+    for choice in choices:
+        if isinstance(choice, dict) and choice.get("index", 0) == 0:
+            delta = choice.get("delta") or {}
+            content = delta.get("content") if isinstance(delta, dict) else None
+            if content is not None and not isinstance(content, str):
+                raise ProviderStreamError(UNPARSABLE)
+            text, is_finish = content or "", choice.get("finish_reason") is not None
+            break
+    usage = chunk.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    if tokens is not None and not isinstance(tokens, int):
+        raise ProviderStreamError(UNPARSABLE)
+    model = chunk.get("model")
+    return text, is_finish, tokens, model if isinstance(model, str) and model else None
 
 
 class OpenAICompatibleProvider:
-    """Streams chat completions from an OpenAI-compatible endpoint through the ``openai`` SDK.
+    """Streams chat completions from an OpenAI-compatible endpoint.
 
     Args:
         name: The registry key (``openai``, ``vllm``, ``host-proxy``).
-        client: An SDK client, normally from ``make_openai_client``.
+        base_url: The API root including ``/v1``; ``None`` means OpenAI's.
+        api_key: Bearer token; none is sent without one.
+        http: The process-wide session (its timeouts apply).
     """
 
-    def __init__(self, name: str, client: openai.AsyncOpenAI) -> None:
+    def __init__(
+        self, name: str, base_url: str | None, api_key: str | None, http: aiohttp.ClientSession
+    ) -> None:
         self.name = name
-        self._client = client
+        self._url = f"{(base_url or OPENAI_BASE_URL).rstrip('/')}/chat/completions"
+        self._headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = http
 
     async def stream(
         self, model: ModelEntry, messages: Sequence[ChatMessage]
@@ -126,46 +88,31 @@ class OpenAICompatibleProvider:
         Raises:
             ProviderRateLimited: the endpoint answered 429.
             ProviderHTTPError: the endpoint answered another non-2xx status.
-            ProviderTimeout: the endpoint did not answer within the client's timeout.
+            ProviderTimeout: the endpoint fell silent past the session's read timeout.
             ProviderStreamError: the endpoint could not be reached, or the stream broke off,
                 carried an error, could not be parsed or ended without a finish reason.
         """
-        is_connected = is_finished = False
+        body = {
+            "model": model.provider_model_id,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        decoder = SSEDecoder()
+        is_finished = False
         output_tokens: int | None = None
         version: str | None = None
-        try:
-            chunks = await self._client.chat.completions.create(
-                model=model.provider_model_id,
-                messages=[_to_openai(m) for m in messages],
-                stream=True,
-                stream_options={"include_usage": True},
-            )
-            is_connected = True
-            async with chunks:
-                async for chunk in chunks:
-                    facts = _read_chunk(chunk)
-                    is_finished = is_finished or facts.is_finish
-                    if facts.output_tokens is not None:
-                        output_tokens = facts.output_tokens
-                    version = facts.model or version
-                    if facts.text:
-                        yield ProviderChunk(text=facts.text)
-        except openai.RateLimitError as exc:
-            raise status_error(429) from exc
-        except openai.APIStatusError as exc:
-            raise status_error(exc.status_code) from exc
-        except openai.APITimeoutError as exc:
-            raise ProviderTimeout(TIMED_OUT) from exc
-        except openai.APIConnectionError as exc:
-            raise ProviderStreamError(BROKE_OFF if is_connected else UNREACHABLE) from exc
-        except openai.APIResponseValidationError as exc:
-            raise ProviderStreamError(UNPARSABLE) from exc
-        except openai.OpenAIError as exc:
-            # An `{"error": ...}` event inside the stream.
-            raise ProviderStreamError(REPORTED_ERROR) from exc
-        except ValueError as exc:
-            # The SDK's `json.loads` of an SSE data line.
-            raise ProviderStreamError(UNPARSABLE) from exc
+        async for line in post_lines(self._http, self._url, body, headers=self._headers):
+            data = decoder.feed(line)
+            if data is None or data == _DONE:
+                continue
+            text, is_finish, tokens, chunk_model = _read_chunk(parse_object(data))
+            is_finished = is_finished or is_finish
+            if tokens is not None:
+                output_tokens = tokens
+            version = chunk_model or version
+            if text:
+                yield ProviderChunk(text=text)
         if not is_finished:
             raise ProviderStreamError(UNFINISHED)
         yield ProviderChunk(output_tokens=output_tokens, model_version=version)

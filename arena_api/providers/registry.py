@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import httpx
+import aiohttp
 
 from arena_api.core.errors import ProviderUnavailable
 from arena_api.core.ports import ModelProvider
 from arena_api.providers.google import GOOGLE_BASE_URL, GoogleProvider
 from arena_api.providers.mock import MockModelProvider
 from arena_api.providers.ollama import OllamaProvider
-from arena_api.providers.openai_compat import OpenAICompatibleProvider, make_openai_client
+from arena_api.providers.openai_compat import OpenAICompatibleProvider
 from arena_api.settings import Secret, Settings
 
 __all__ = ["ProviderRegistry", "build_registry"]
@@ -47,7 +47,7 @@ def _reveal(secret: Secret | None) -> str | None:
     return None if secret is None else secret.reveal()
 
 
-def build_registry(settings: Settings, http: httpx.AsyncClient) -> ProviderRegistry:
+def build_registry(settings: Settings, http: aiohttp.ClientSession) -> ProviderRegistry:
     """The providers the settings configure, all sharing ``http``.
 
     * ``mock`` when ``ARENA_MOCK_PROVIDER`` is on;
@@ -63,18 +63,17 @@ def build_registry(settings: Settings, http: httpx.AsyncClient) -> ProviderRegis
     if settings.mock_provider:
         providers["mock"] = MockModelProvider(settings.mock_tokens_per_second, settings.mock_tokens)
     if settings.openai_api_key is not None or settings.openai_base_url is not None:
-        client = make_openai_client(
-            settings.openai_base_url, _reveal(settings.openai_api_key), http
+        providers["openai"] = OpenAICompatibleProvider(
+            "openai", settings.openai_base_url, _reveal(settings.openai_api_key), http
         )
-        providers["openai"] = OpenAICompatibleProvider("openai", client)
     if settings.vllm_base_url is not None:
-        client = make_openai_client(settings.vllm_base_url, _reveal(settings.vllm_api_key), http)
-        providers["vllm"] = OpenAICompatibleProvider("vllm", client)
-    if settings.host_proxy_url is not None:
-        client = make_openai_client(
-            settings.host_proxy_url, _reveal(settings.host_proxy_token), http
+        providers["vllm"] = OpenAICompatibleProvider(
+            "vllm", settings.vllm_base_url, _reveal(settings.vllm_api_key), http
         )
-        providers["host-proxy"] = OpenAICompatibleProvider("host-proxy", client)
+    if settings.host_proxy_url is not None:
+        providers["host-proxy"] = OpenAICompatibleProvider(
+            "host-proxy", settings.host_proxy_url, _reveal(settings.host_proxy_token), http
+        )
     if settings.google_api_key is not None:
         providers["google"] = GoogleProvider(
             settings.google_base_url or GOOGLE_BASE_URL, settings.google_api_key.reveal(), http

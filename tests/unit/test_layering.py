@@ -17,8 +17,7 @@ RULES: dict[str, tuple[str, ...]] = {
     "arena_api/core": ("pydantic", "arena_api.core"),
     "arena_api/protocols": ("pydantic", "arena_api.core", "arena_api.protocols"),
     "arena_api/providers": (
-        "httpx",
-        "openai",
+        "aiohttp",
         "arena_api.core",
         "arena_api.providers",
         "arena_api.settings",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
-import httpx
+import aiohttp
 import pytest
 from starlette.applications import Starlette
 
@@ -14,7 +14,7 @@ from arena_api.providers import (
     GoogleProvider,
     OllamaProvider,
     OpenAICompatibleProvider,
-    make_openai_client,
+    make_session,
 )
 from tests.fakes import gemini_server, ollama_server, openai_server
 from tests.fakes._recording import Recorder
@@ -30,29 +30,29 @@ class FakeVendor:
     key: str
     url: str
     recorder: Recorder
-    connect: Callable[[str, httpx.AsyncClient], ModelProvider]
+    connect: Callable[[str, aiohttp.ClientSession], ModelProvider]
 
-    def provider(self, http: httpx.AsyncClient, url: str | None = None) -> ModelProvider:
+    def provider(self, http: aiohttp.ClientSession, url: str | None = None) -> ModelProvider:
         """A provider talking to this fake (or to ``url``) through ``http``."""
         return self.connect(url or self.url, http)
 
 
-def _connect_openai(url: str, http: httpx.AsyncClient) -> ModelProvider:
-    return OpenAICompatibleProvider("openai", make_openai_client(f"{url}/v1", API_KEY, http))
+def _connect_openai(url: str, http: aiohttp.ClientSession) -> ModelProvider:
+    return OpenAICompatibleProvider("openai", f"{url}/v1", API_KEY, http)
 
 
-def _connect_ollama(url: str, http: httpx.AsyncClient) -> ModelProvider:
+def _connect_ollama(url: str, http: aiohttp.ClientSession) -> ModelProvider:
     return OllamaProvider(url, http)
 
 
-def _connect_google(url: str, http: httpx.AsyncClient) -> ModelProvider:
+def _connect_google(url: str, http: aiohttp.ClientSession) -> ModelProvider:
     return GoogleProvider(url, API_KEY, http)
 
 
 def _serve(
     key: str,
     create_app: Callable[[Recorder], Starlette],
-    connect: Callable[[str, httpx.AsyncClient], ModelProvider],
+    connect: Callable[[str, aiohttp.ClientSession], ModelProvider],
 ) -> Iterator[FakeVendor]:
     recorder = Recorder()
     with ServerThread(create_app(recorder), free_port()) as server:
@@ -96,7 +96,7 @@ def gemini_fake(_gemini_server: FakeVendor) -> FakeVendor:
 
 
 @pytest.fixture
-async def http() -> AsyncIterator[httpx.AsyncClient]:
-    """A client with timeouts well above the tests' own waits."""
-    async with httpx.AsyncClient(timeout=httpx.Timeout(10.0)) as client:
-        yield client
+async def http() -> AsyncIterator[aiohttp.ClientSession]:
+    """The product's session, with a read timeout well above the tests' own waits."""
+    async with make_session(read_timeout_s=10.0) as session:
+        yield session

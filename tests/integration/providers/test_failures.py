@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
+import aiohttp
 import pytest
 
 from arena_api.core.errors import (
@@ -16,6 +16,7 @@ from arena_api.core.errors import (
     ProviderStreamError,
     ProviderTimeout,
 )
+from arena_api.providers import make_session
 from tests.integration.providers._streams import (
     CONVERSATION,
     drain_until_error,
@@ -42,7 +43,7 @@ def vendor(request: pytest.FixtureRequest) -> FakeVendor:
 
 
 async def test_rate_limited_answer_raises_provider_rate_limited(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("rate-limited"), CONVERSATION)
 
@@ -54,7 +55,7 @@ async def test_rate_limited_answer_raises_provider_rate_limited(
 
 
 async def test_server_error_raises_http_error_with_status_500(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("server-error"), CONVERSATION)
 
@@ -66,7 +67,7 @@ async def test_server_error_raises_http_error_with_status_500(
 
 
 async def test_unknown_model_raises_http_error_with_status_404(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("no-such-model"), CONVERSATION)
 
@@ -77,7 +78,7 @@ async def test_unknown_model_raises_http_error_with_status_404(
 
 
 async def test_mid_stream_disconnect_raises_stream_error_after_the_first_tokens(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("disconnect"), CONVERSATION)
 
@@ -88,7 +89,7 @@ async def test_mid_stream_disconnect_raises_stream_error_after_the_first_tokens(
 
 
 async def test_stream_ending_without_its_end_marker_raises_stream_error(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("truncated"), CONVERSATION)
 
@@ -99,7 +100,7 @@ async def test_stream_ending_without_its_end_marker_raises_stream_error(
 
 
 async def test_error_object_inside_the_stream_raises_stream_error(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("error-line"), CONVERSATION)
 
@@ -110,7 +111,7 @@ async def test_error_object_inside_the_stream_raises_stream_error(
 
 
 async def test_line_that_is_not_json_raises_stream_error(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("garbage"), CONVERSATION)
 
@@ -122,7 +123,7 @@ async def test_line_that_is_not_json_raises_stream_error(
 
 
 async def test_unreachable_endpoint_raises_stream_error(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     provider = vendor.provider(http, url=f"http://127.0.0.1:{free_port()}")
 
@@ -135,7 +136,7 @@ async def test_unreachable_endpoint_raises_stream_error(
 async def test_stall_beyond_the_client_read_timeout_raises_provider_timeout(
     vendor: FakeVendor,
 ) -> None:
-    async with httpx.AsyncClient(timeout=httpx.Timeout(5.0, read=0.3)) as http:
+    async with make_session(connect_timeout_s=5.0, read_timeout_s=0.3) as http:
         stream = vendor.provider(http).stream(model("stall"), CONVERSATION)
 
         chunks, error = await drain_until_error(stream)
@@ -145,7 +146,7 @@ async def test_stall_beyond_the_client_read_timeout_raises_provider_timeout(
 
 
 async def test_closing_a_stalled_stream_releases_the_connection(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     stream = vendor.provider(http).stream(model("stall"), CONVERSATION)
     first = await anext(stream)
@@ -159,7 +160,7 @@ async def test_closing_a_stalled_stream_releases_the_connection(
 
 
 async def test_cancelling_the_consuming_task_releases_the_connection(
-    vendor: FakeVendor, http: httpx.AsyncClient
+    vendor: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     first_token = asyncio.Event()
 
@@ -190,7 +191,7 @@ async def test_cancelling_the_consuming_task_releases_the_connection(
     ],
 )
 async def test_no_error_message_names_the_model_or_the_vendor(
-    vendor: FakeVendor, http: httpx.AsyncClient, behaviour: str
+    vendor: FakeVendor, http: aiohttp.ClientSession, behaviour: str
 ) -> None:
     """The fakes' own error bodies name the model and the vendor; ours must not repeat them."""
     entry = model(behaviour, provider=vendor.key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-import httpx
+import aiohttp
 
 from arena_api.core.errors import ProviderStreamError
 from arena_api.core.models import ChatMessage
@@ -21,7 +21,7 @@ from tests.integration.providers.conftest import API_KEY, FakeVendor
 
 
 async def test_streams_the_text_of_each_event(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     provider = gemini_fake.provider(http)
 
@@ -32,7 +32,7 @@ async def test_streams_the_text_of_each_event(
 
 
 async def test_final_chunk_reports_candidates_token_count_and_model_version(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
 
@@ -45,7 +45,7 @@ async def test_final_chunk_reports_candidates_token_count_and_model_version(
 
 
 async def test_request_streams_as_sse_with_the_key_in_a_header(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
 
@@ -60,7 +60,7 @@ async def test_request_streams_as_sse_with_the_key_in_a_header(
 
 
 async def test_system_messages_become_system_instruction_and_assistant_becomes_model(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     await drain(gemini_fake.provider(http).stream(model("ok"), CONVERSATION))
 
@@ -75,7 +75,7 @@ async def test_system_messages_become_system_instruction_and_assistant_becomes_m
 
 
 async def test_conversation_without_system_message_sends_no_system_instruction(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     question = [ChatMessage(role="user", content="Hi")]
 
@@ -85,7 +85,7 @@ async def test_conversation_without_system_message_sends_no_system_instruction(
 
 
 async def test_models_prefix_of_the_provider_model_id_is_not_doubled(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
     prefixed = dataclasses.replace(entry, provider_model_id=f"models/{entry.provider_model_id}")
@@ -98,7 +98,7 @@ async def test_models_prefix_of_the_provider_model_id_is_not_doubled(
 
 
 async def test_thought_parts_are_left_out_of_the_answer(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     provider = gemini_fake.provider(http)
 
@@ -108,7 +108,7 @@ async def test_thought_parts_are_left_out_of_the_answer(
 
 
 async def test_blocked_prompt_raises_stream_error_without_naming_the_model(
-    gemini_fake: FakeVendor, http: httpx.AsyncClient
+    gemini_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("blocked", provider="google")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import aiohttp
 
 from tests.fakes import ollama_server
 from tests.integration.providers._streams import CONVERSATION, drain, model, text_of
@@ -10,7 +10,7 @@ from tests.integration.providers.conftest import FakeVendor
 
 
 async def test_streams_the_content_of_each_line(
-    ollama_fake: FakeVendor, http: httpx.AsyncClient
+    ollama_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     provider = ollama_fake.provider(http)
 
@@ -21,7 +21,7 @@ async def test_streams_the_content_of_each_line(
 
 
 async def test_final_chunk_reports_eval_count_and_model(
-    ollama_fake: FakeVendor, http: httpx.AsyncClient
+    ollama_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
 
@@ -34,7 +34,7 @@ async def test_final_chunk_reports_eval_count_and_model(
 
 
 async def test_request_is_a_streaming_native_chat(
-    ollama_fake: FakeVendor, http: httpx.AsyncClient
+    ollama_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
 
@@ -50,7 +50,7 @@ async def test_request_is_a_streaming_native_chat(
 
 
 async def test_base_url_with_a_trailing_slash_reaches_the_same_path(
-    ollama_fake: FakeVendor, http: httpx.AsyncClient
+    ollama_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     provider = ollama_fake.provider(http, url=f"{ollama_fake.url}/")
 

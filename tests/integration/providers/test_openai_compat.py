@@ -1,8 +1,8 @@
-"""The OpenAI-compatible provider, through a real ``openai`` SDK client, against a fake endpoint."""
+"""The OpenAI-compatible provider against a fake endpoint that speaks OpenAI's wire format."""
 
 from __future__ import annotations
 
-import httpx
+import aiohttp
 
 from tests.fakes import openai_server
 from tests.integration.providers._streams import (
@@ -16,7 +16,7 @@ from tests.integration.providers.conftest import API_KEY, FakeVendor
 
 
 async def test_streams_the_answer_text_delta_by_delta(
-    openai_fake: FakeVendor, http: httpx.AsyncClient
+    openai_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     provider = openai_fake.provider(http)
 
@@ -27,7 +27,7 @@ async def test_streams_the_answer_text_delta_by_delta(
 
 
 async def test_final_chunk_reports_usage_completion_tokens_and_chunk_model(
-    openai_fake: FakeVendor, http: httpx.AsyncClient
+    openai_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
 
@@ -40,7 +40,7 @@ async def test_final_chunk_reports_usage_completion_tokens_and_chunk_model(
 
 
 async def test_request_is_a_streaming_chat_completion_with_usage_and_bearer_key(
-    openai_fake: FakeVendor, http: httpx.AsyncClient
+    openai_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     entry = model("ok")
 
@@ -58,9 +58,9 @@ async def test_request_is_a_streaming_chat_completion_with_usage_and_bearer_key(
 
 
 async def test_makes_exactly_one_request_when_the_endpoint_fails(
-    openai_fake: FakeVendor, http: httpx.AsyncClient
+    openai_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
-    """The SDK must not retry inside a timed slot."""
+    """No retry inside a timed slot."""
     provider = openai_fake.provider(http)
 
     _, error = await drain_until_error(provider.stream(model("server-error"), CONVERSATION))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import httpx
+import aiohttp
 import pytest
 
 import arena_api.providers
@@ -42,7 +42,7 @@ from tests.integration.providers.conftest import FakeVendor
     ],
 )
 async def test_build_registry_registers_the_configured_providers(
-    env: dict[str, str], expected: set[str], http: httpx.AsyncClient
+    env: dict[str, str], expected: set[str], http: aiohttp.ClientSession
 ) -> None:
     settings = load_settings(env)
 
@@ -53,7 +53,7 @@ async def test_build_registry_registers_the_configured_providers(
 
 
 async def test_mock_provider_takes_its_pace_and_length_from_the_settings(
-    http: httpx.AsyncClient,
+    http: aiohttp.ClientSession,
 ) -> None:
     settings = load_settings(
         {
@@ -79,7 +79,7 @@ def test_resolving_an_unconfigured_provider_names_only_its_key() -> None:
 
 
 async def test_host_proxy_is_called_with_its_token_as_bearer(
-    openai_fake: FakeVendor, http: httpx.AsyncClient
+    openai_fake: FakeVendor, http: aiohttp.ClientSession
 ) -> None:
     settings = load_settings(
         {"HOST_PROXY_URL": f"{openai_fake.url}/v1", "HOST_PROXY_TOKEN": "proxy-token"}
@@ -92,9 +92,9 @@ async def test_host_proxy_is_called_with_its_token_as_bearer(
 
 
 async def test_keyless_vllm_never_sends_an_ambient_openai_key(
-    openai_fake: FakeVendor, http: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
+    openai_fake: FakeVendor, http: aiohttp.ClientSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The SDK falls back to $OPENAI_API_KEY; that key must not travel to another host."""
+    """An ambient $OPENAI_API_KEY must not travel to another host."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-ambient-secret")
     settings = load_settings({"VLLM_BASE_URL": f"{openai_fake.url}/v1"})
     provider = build_registry(settings, http).resolve("vllm")
@@ -112,5 +112,5 @@ def test_package_exports_the_adapters_and_the_registry() -> None:
         "OpenAICompatibleProvider",
         "ProviderRegistry",
         "build_registry",
-        "make_openai_client",
+        "make_session",
     }
