@@ -21,7 +21,12 @@ Measured in the same run, in turn:
                 models of provider ``openai`` on this vendor: ``SEED_VENDOR_PORT`` names the port
                 the vendor must listen on, and ``SEED_PID`` its process for the memory figure).
 
-Usage: python benchmarks/relay_http.py [--levels 10,30,100,400] [--seconds 15]
+``--mock`` measures full rounds of the in-process mock instead (4 tokens, no delay) at 1, 16
+and 64 concurrent, with and without the vote, beside the seed system at ``SEED_MOCK_URL`` (two
+models of its ``mock`` provider).
+
+Usage: python benchmarks/relay_http.py [--mock] [--levels 10,30,100,400] [--seconds 15]
+       [--database-url URL]
 """
 
 from __future__ import annotations
@@ -59,6 +64,12 @@ ROSTER = Roster(
     models=(
         RosterModel(display_name="Vendor A", provider="openai", provider_model_id="vendor-a"),
         RosterModel(display_name="Vendor B", provider="openai", provider_model_id="vendor-b"),
+    )
+)
+MOCK_ROSTER = Roster(
+    models=(
+        RosterModel(display_name="Mock Alpha", provider="mock", provider_model_id="mock-alpha"),
+        RosterModel(display_name="Mock Beta", provider="mock", provider_model_id="mock-beta"),
     )
 )
 
@@ -237,28 +248,54 @@ def measure(
     return results
 
 
-async def prepare(url: str) -> None:
+async def prepare(url: str, roster: Roster) -> None:
     engine = create_engine(url)
     try:
         await upgrade(engine)
-        await seed_roster(engine, ROSTER)
+        await seed_roster(engine, roster)
     finally:
         await engine.dispose()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--levels", default="10,30,100,400")
-    parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--only", default="baseline,arena,seed")
-    parser.add_argument(
-        "--database-url",
-        help="our server's PostgreSQL (default: an embedded one); give the "
-        "seed system's server to compare on the same database server",
-    )
-    args = parser.parse_args()
-    levels = [int(n) for n in args.levels.split(",")]
-    only = set(args.only.split(","))
+@contextlib.contextmanager
+def arena_server(
+    database_url: str | None, roster: Roster, env: dict[str, str]
+) -> Iterator[tuple[str, int]]:
+    """Our server (``create_api`` under granian, one worker, rating process off): (url, pid)."""
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        database = database_url or stack.enter_context(embedded_postgres(Path(tmp))).url
+        asyncio.run(prepare(database, roster))
+        port = free_port()
+        env = {
+            "DATABASE_URL": database,
+            "MATCHUP_TOKEN_SECRET": SECRET,
+            "ARENA_DATA_DIR": tmp,
+            "ARENA_RATING_WORKER": "off",
+            "LOG_LEVEL": "warning",
+            **env,
+        }
+        url = f"http://127.0.0.1:{port}"
+        with process(granian("arena_app", port), env, url + "/health") as pid:
+            yield url, pid
+
+
+def _ratios(figures: dict[str, list[Level]], ours: str, other: str) -> None:
+    if ours in figures and other in figures:
+        ratios = ", ".join(
+            f"{a.concurrency}: {a.rounds_per_s / b.rounds_per_s:.2f}x"
+            for a, b in zip(figures[ours], figures[other], strict=True)
+            if b.rounds_per_s
+        )
+        print(f"  rounds/s {ours} / {other}: {ratios}")
+
+
+_HEADER = (
+    f"  {'server':<9}{'conc.':>6}{'rounds/s':>10}{'ttft p50':>9}{'ttft p99':>9}"
+    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'failed':>8}   (seconds)"
+)
+
+
+def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> None:
     seed_url = os.environ.get("SEED_ARENA_URL")
     vendor_port = int(os.environ.get("SEED_VENDOR_PORT") or free_port())
     vendor_url = f"http://127.0.0.1:{vendor_port}/v1"
@@ -267,14 +304,11 @@ def main() -> None:
         f"relay of a fake OpenAI vendor, {TOKENS} tokens per answer at {RATE:g}/s; "
         f"{args.seconds:g} s per level; ideal rounds/s {ideal}"
     )
-    print(
-        f"  {'server':<9}{'conc.':>6}{'rounds/s':>10}{'ttft p50':>9}{'ttft p99':>9}"
-        f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'failed':>8}   (seconds)"
-    )
+    print(_HEADER)
     vendor = [sys.executable, "-m", "benchmarks._vendor", "--port", str(vendor_port)]
     vendor += ["--rate", str(RATE), "--tokens", str(TOKENS)]
     figures: dict[str, list[Level]] = {}
-    with process(vendor, {}, None), tempfile.TemporaryDirectory() as tmp:
+    with process(vendor, {}, None):
         time.sleep(0.5)
         if "baseline" in only:
             port = free_port()
@@ -286,41 +320,64 @@ def main() -> None:
                     "baseline", url, "/stream", pid, levels, args.seconds, vote=False
                 )
         if "arena" in only:
-            with contextlib.ExitStack() as stack:
-                database = (
-                    args.database_url or stack.enter_context(embedded_postgres(Path(tmp))).url
+            env = {"OPENAI_BASE_URL": vendor_url, "OPENAI_API_KEY": "sk-bench"}
+            with arena_server(args.database_url, ROSTER, env) as (url, pid):
+                figures["arena"] = measure(
+                    "arena", url, "/api/arena/chat", pid, levels, args.seconds, vote=True
                 )
-                asyncio.run(prepare(database))
-                port = free_port()
-                env = {
-                    "DATABASE_URL": database,
-                    "MATCHUP_TOKEN_SECRET": SECRET,
-                    "ARENA_DATA_DIR": tmp,
-                    "ARENA_RATING_WORKER": "off",
-                    "LOG_LEVEL": "warning",
-                    "OPENAI_BASE_URL": vendor_url,
-                    "OPENAI_API_KEY": "sk-bench",
-                }
-                url = f"http://127.0.0.1:{port}"
-                with process(granian("arena_app", port), env, url + "/health") as pid:
-                    figures["arena"] = measure(
-                        "arena", url, "/api/arena/chat", pid, levels, args.seconds, vote=True
-                    )
         if seed_url and "seed" in only:
             pid = int(os.environ["SEED_PID"]) if os.environ.get("SEED_PID") else None
             figures["seed"] = measure(
                 "seed", seed_url, "/api/arena/chat", pid, levels, args.seconds, vote=True
             )
-    if "arena" in figures:
-        for other in ("seed", "baseline"):
-            if other not in figures:
-                continue
-            ratios = ", ".join(
-                f"{a.concurrency}: {a.rounds_per_s / b.rounds_per_s:.2f}x"
-                for a, b in zip(figures["arena"], figures[other], strict=True)
-                if b.rounds_per_s
+    _ratios(figures, "arena", "seed")
+    _ratios(figures, "arena", "baseline")
+
+
+def run_mock(args: argparse.Namespace, levels: list[int], only: set[str]) -> None:
+    """Rounds of the in-process mock (4 tokens, no delay), with and without the vote."""
+    seed_url = os.environ.get("SEED_MOCK_URL")
+    print(f"rounds of the in-process mock (4 tokens, no delay); {args.seconds:g} s per level")
+    print(_HEADER)
+    figures: dict[str, list[Level]] = {}
+    env = {
+        "ARENA_MOCK_PROVIDER": "1",
+        "ARENA_MOCK_TOKENS": "4",
+        "ARENA_MOCK_TOKENS_PER_SECOND": "0",
+    }
+    for vote in (False, True):
+        suffix = "+vote" if vote else ""
+        if "arena" in only:
+            with arena_server(args.database_url, MOCK_ROSTER, env) as (url, pid):
+                figures["arena" + suffix] = measure(
+                    "arena" + suffix, url, "/api/arena/chat", pid, levels, args.seconds, vote
+                )
+        if seed_url and "seed" in only:
+            pid = int(os.environ["SEED_PID"]) if os.environ.get("SEED_PID") else None
+            figures["seed" + suffix] = measure(
+                "seed" + suffix, seed_url, "/api/arena/chat", pid, levels, args.seconds, vote
             )
-            print(f"  rounds/s arena / {other}: {ratios}")
+    _ratios(figures, "arena", "seed")
+    _ratios(figures, "arena+vote", "seed+vote")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--levels", default=None, help="default 10,30,100,400; --mock: 1,16,64")
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--only", default="baseline,arena,seed")
+    parser.add_argument("--mock", action="store_true", help="mock rounds instead of the relay")
+    parser.add_argument(
+        "--database-url",
+        help="our server's PostgreSQL (default: an embedded one); give the "
+        "seed system's server to compare on the same database server",
+    )
+    args = parser.parse_args()
+    levels = [
+        int(n) for n in (args.levels or ("1,16,64" if args.mock else "10,30,100,400")).split(",")
+    ]
+    only = set(args.only.split(","))
+    (run_mock if args.mock else run_relay)(args, levels, only)
 
 
 if __name__ == "__main__":

@@ -197,10 +197,16 @@ RETURNING id
 """
 
 
+async def _keep_session(conn: asyncpg.Connection) -> None:
+    """Nothing to reset: the hot path's statements leave no session state behind (no ``SET``,
+    no ``LISTEN``, no lock held past its transaction). asyncpg's default reset would send
+    ``RESET ALL`` and friends on every release: a round trip per statement."""
+
+
 async def create_pool(url: str, *, max_size: int = 20) -> asyncpg.Pool:
     """The asyncpg pool of the hot path. ``url`` may be in any accepted form."""
     dsn = "postgresql://" + url.partition("://")[2]
-    return await asyncpg.create_pool(dsn, min_size=1, max_size=max_size)
+    return await asyncpg.create_pool(dsn, min_size=1, max_size=max_size, reset=_keep_session)
 
 
 class PostgresRepository:
