@@ -76,33 +76,36 @@ MOCK_ROSTER = Roster(
 
 @contextlib.contextmanager
 def process(command: list[str], env: dict[str, str], health: str | None) -> Iterator[int]:
-    """A child process group, waited for at ``health`` (a URL), killed at the end."""
-    child = subprocess.Popen(
-        command,
-        cwd=ROOT,
-        env={**os.environ, **env},
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while health is not None:
-            if child.poll() is not None:
-                raise RuntimeError(child.stderr.read().decode() if child.stderr else "")
-            with contextlib.suppress(httpx.HTTPError):
-                httpx.get(health, timeout=1)
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{command} did not start")
-            time.sleep(0.1)
-        yield child.pid
-    finally:
-        os.killpg(child.pid, signal.SIGTERM)
+    """A child process group, waited for at ``health`` (a URL), killed at the end. Its output
+    goes to a file (a pipe nobody reads would stall a server that logs an error burst)."""
+    with tempfile.TemporaryFile() as log:
+        child = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env={**os.environ, **env},
+            start_new_session=True,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
-            child.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while health is not None:
+                if child.poll() is not None:
+                    log.seek(0)
+                    raise RuntimeError(log.read().decode(errors="replace")[-3000:])
+                with contextlib.suppress(httpx.HTTPError):
+                    httpx.get(health, timeout=1)
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{command} did not start")
+                time.sleep(0.1)
+            yield child.pid
+        finally:
+            os.killpg(child.pid, signal.SIGTERM)
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.pid, signal.SIGKILL)
 
 
 def granian(factory: str, port: int) -> list[str]:

@@ -151,11 +151,31 @@ class SlotChannel:
 
     async def events(self, started: MatchupStarted) -> AsyncGenerator[PublicEvent, None]:
         """``started`` first, then the queue until the channel ends; closing it detaches."""
+        async for batch in self.batches(started):
+            for event in batch:
+                yield event
+
+    async def batches(self, started: MatchupStarted) -> AsyncGenerator[list[PublicEvent], None]:
+        """The same events as ``events``, each time with all that is already queued.
+
+        A response can then write every waiting event at once: when the loop is busy (many
+        rounds, fast models) that is one write for several events instead of one each.
+        """
         self.started = started
         try:
-            yield started
-            while (event := await self._queue.get()) is not None:
-                yield event
+            yield [started]
+            while True:
+                item = await self._queue.get()
+                batch: list[PublicEvent] = []
+                while item is not None:
+                    batch.append(item)
+                    if self._queue.empty():
+                        break
+                    item = self._queue.get_nowait()
+                if batch:
+                    yield batch
+                if item is None:
+                    return
         finally:
             self.detached = True
 

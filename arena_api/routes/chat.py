@@ -60,9 +60,9 @@ def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
 
     async def frames() -> AsyncIterator[bytes]:
         try:
-            async with contextlib.aclosing(round_.events) as events:
-                async for event in events:
-                    yield adapter.serialize(event)
+            async with contextlib.aclosing(round_.batches()) as batches:
+                async for batch in batches:
+                    yield b"".join(adapter.serialize(event) for event in batch)
         except Exception:  # the stream is committed at 200: fail in the protocol's own idiom
             _log.exception("round %s stream failed", round_.started.matchup_id)
             yield adapter.serialize(RunError(code="stream_failed", message="The round failed"))

@@ -9,6 +9,7 @@ recorded; the caller only subscribes to the public events.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 import secrets
@@ -100,12 +101,21 @@ class RoundOptions:
 class RoundStream:
     """A started round: its first event (also the ``x-arena-matchup`` header) and the stream.
 
-    ``events`` yields ``matchup_started`` first and ends after ``matchup_done`` or ``run_error``.
-    Closing it detaches the caller; the round itself runs on and is persisted.
+    ``events`` yields ``matchup_started`` first and ends after ``matchup_done`` or ``run_error``;
+    ``batches()`` yields the same events in lists of all that was waiting (for a writer that
+    can send several at once). Read one of the two, once. Closing it detaches the caller; the
+    round itself runs on and is persisted.
     """
 
     started: MatchupStarted
-    events: AsyncGenerator[PublicEvent, None]
+    channel: SlotChannel
+
+    @functools.cached_property
+    def events(self) -> AsyncGenerator[PublicEvent, None]:
+        return self.channel.events(self.started)
+
+    def batches(self) -> AsyncGenerator[list[PublicEvent], None]:
+        return self.channel.batches(self.started)
 
 
 @dataclass
@@ -258,7 +268,7 @@ class ArenaService:
         claim = self._join.claim(scope, options.slot)
         if isinstance(claim, FollowerClaim):
             handshake = await claim.handshake()
-            return RoundStream(handshake.started, handshake.channel.events(handshake.started))
+            return RoundStream(handshake.started, handshake.channel)
         # A request that names its slot shows that slot alone: nothing is stored and no model
         # is asked until its sibling is here. Otherwise the round starts at once and an
         # unpaired leader streams both slots.
@@ -285,7 +295,7 @@ class ArenaService:
         return self._stream(round_, round_.channels[0], leader_started)
 
     def _stream(self, round_: _Round, channel: SlotChannel, started: MatchupStarted) -> RoundStream:
-        return RoundStream(started, channel.events(started))
+        return RoundStream(started, channel)
 
     async def _open_round(
         self,
@@ -412,7 +422,7 @@ class ArenaService:
         """Run the generation to its end, persist each slot, publish into the channels.
 
         It runs in its own task, so a caller that disconnects detaches only its channel: both
-        answers are still recorded.
+        answers are still recorded. A slot's answer is stored before its ``slot_done`` goes out.
         """
         models = {run.slot: run.model for run in round_.runs}
         live = round_.live
