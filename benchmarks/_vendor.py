@@ -1,10 +1,14 @@
-"""A lean fake model vendor for the relay benchmark: OpenAI ``chat.completion.chunk`` SSE.
+"""A lean fake model vendor for the relay benchmark, in each vendor's own wire format.
 
-``POST /v1/chat/completions`` with ``stream: true`` answers ``--tokens`` content chunks, one every
-``1 / --rate`` seconds, then a chunk with ``finish_reason: "stop"``, a usage chunk (when
-``stream_options.include_usage`` asks for it) and ``data: [DONE]``, over chunked HTTP/1.1 with
-keep-alive: the wire format of the ``openai`` provider's real endpoint, and what
-``tests/fakes/openai_server.py`` sends.
+Every answer is ``--tokens`` pieces of text, one every ``1 / --rate`` seconds, over chunked
+HTTP/1.1 with keep-alive, in the format the request's path names (as ``tests/fakes/`` sends):
+
+* ``POST .../chat/completions``: OpenAI ``chat.completion.chunk`` SSE, then a chunk with
+  ``finish_reason: "stop"``, a usage chunk (when ``stream_options.include_usage`` asks for it)
+  and ``data: [DONE]`` (OpenAI, vLLM, a host proxy);
+* ``POST .../models/{model}:streamGenerateContent``: Gemini's SSE of ``GenerateContentResponse``,
+  the last with ``finishReason`` and ``usageMetadata``;
+* ``POST /api/chat``: Ollama's NDJSON, then the ``done`` line with ``eval_count``.
 
 It is written on bare ``asyncio.Protocol`` callbacks (a timer per stream, no coroutine per
 token, no framework) so that hundreds of concurrent streams cost it little CPU: the benchmark
@@ -37,7 +41,9 @@ def _event(body: dict[str, object]) -> bytes:
 
 
 class _Stream:
-    """One streamed answer, written by a chain of ``call_later`` timers."""
+    """One streamed answer in OpenAI's format, written by a chain of ``call_later`` timers."""
+
+    head = _HEAD
 
     def __init__(self, protocol: VendorProtocol, model: str, usage: bool) -> None:
         self.protocol, self.model, self.usage = protocol, model, usage
@@ -56,20 +62,13 @@ class _Stream:
             }
         )
 
-    def start(self) -> None:
-        self.protocol.write(_HEAD + self._chunk({"role": "assistant", "content": ""}, None))
-        self.protocol.later(self.tick)
+    def opening(self) -> bytes:
+        return self._chunk({"role": "assistant", "content": ""}, None)
 
-    def tick(self) -> None:
-        if self.protocol.closed:
-            return
-        server = self.protocol.server
-        if self.sent < server.tokens:
-            word = _WORDS[self.sent % len(_WORDS)]
-            self.sent += 1
-            self.protocol.write(self._chunk({"content": word}, None))
-            self.protocol.later(self.tick)
-            return
+    def piece(self, word: str) -> bytes:
+        return self._chunk({"content": word}, None)
+
+    def closing(self) -> bytes:
         tail = self._chunk({}, "stop")
         if self.usage:
             usage = {
@@ -87,9 +86,76 @@ class _Stream:
                     "usage": usage,
                 }
             )
-        self.protocol.write(tail + _chunked(b"data: [DONE]\n\n") + b"0\r\n\r\n")
+        return tail + _chunked(b"data: [DONE]\n\n")
+
+    def start(self) -> None:
+        self.protocol.write(self.head + self.opening())
+        self.protocol.later(self.tick)
+
+    def tick(self) -> None:
+        if self.protocol.closed:
+            return
+        if self.sent < self.protocol.server.tokens:
+            word = _WORDS[self.sent % len(_WORDS)]
+            self.sent += 1
+            self.protocol.write(self.piece(word))
+            self.protocol.later(self.tick)
+            return
+        self.protocol.write(self.closing() + b"0\r\n\r\n")
         self.protocol.streaming = False
         self.protocol.parse()  # a pipelined next request, if any
+
+
+class _GeminiStream(_Stream):
+    """``streamGenerateContent?alt=sse``: one ``GenerateContentResponse`` per event."""
+
+    def _response(self, text: str, finish: bool) -> bytes:
+        candidate: dict[str, object] = {
+            "content": {"parts": [{"text": text}], "role": "model"},
+            "index": 0,
+        }
+        body: dict[str, object] = {"candidates": [candidate], "modelVersion": self.model}
+        if finish:
+            candidate["finishReason"] = "STOP"
+            body["usageMetadata"] = {"promptTokenCount": 9, "candidatesTokenCount": self.sent}
+        return _event(body)
+
+    def opening(self) -> bytes:
+        return b""
+
+    def piece(self, word: str) -> bytes:
+        return self._response(word, False)
+
+    def closing(self) -> bytes:
+        return self._response("", True)
+
+
+class _OllamaStream(_Stream):
+    """``/api/chat``: NDJSON, one message delta a line, then the ``done`` line."""
+
+    head = _HEAD.replace(b"text/event-stream", b"application/x-ndjson")
+
+    def _line(self, body: dict[str, object]) -> bytes:
+        return _chunked(json.dumps(body, separators=(",", ":")).encode() + b"\n")
+
+    def opening(self) -> bytes:
+        return b""
+
+    def piece(self, word: str) -> bytes:
+        message = {"role": "assistant", "content": word}
+        return self._line({"model": self.model, "message": message, "done": False})
+
+    def closing(self) -> bytes:
+        message = {"role": "assistant", "content": ""}
+        return self._line(
+            {
+                "model": self.model,
+                "message": message,
+                "done": True,
+                "done_reason": "stop",
+                "eval_count": self.sent,
+            }
+        )
 
 
 class VendorServer:
@@ -138,14 +204,23 @@ class VendorProtocol(asyncio.Protocol):
         if len(rest) < length:
             return
         body, self.buffer = rest[:length], rest[length:]
-        if not head.startswith(b"POST ") or b"/chat/completions" not in head.split(b"\r\n")[0]:
+        target = head.split(b"\r\n")[0].split(b" ")[1] if head.startswith(b"POST ") else b""
+        request = json.loads(body) if body else {}
+        model = str(request.get("model", "vendor"))
+        if target.endswith(b"/chat/completions"):
+            usage = bool((request.get("stream_options") or {}).get("include_usage"))
+            stream: _Stream = _Stream(self, model, usage)
+        elif b":streamGenerateContent" in target:
+            name = target.split(b"/models/")[-1].split(b":")[0].decode()
+            stream = _GeminiStream(self, name, True)
+        elif target.endswith(b"/api/chat"):
+            stream = _OllamaStream(self, model, True)
+        else:
             self.write(_NOT_FOUND)
             self.parse()
             return
-        request = json.loads(body)
-        usage = bool((request.get("stream_options") or {}).get("include_usage"))
         self.streaming = True
-        _Stream(self, str(request.get("model", "vendor")), usage).start()
+        stream.start()
 
 
 async def serve(port: int, rate: float, tokens: int) -> None:

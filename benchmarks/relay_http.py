@@ -60,12 +60,28 @@ from benchmarks.arena_stream import SECRET, _pct, stream_once  # noqa: E402
 from tests.support import free_port  # noqa: E402
 
 RATE, TOKENS = 20.0, 40
-ROSTER = Roster(
-    models=(
-        RosterModel(display_name="Vendor A", provider="openai", provider_model_id="vendor-a"),
-        RosterModel(display_name="Vendor B", provider="openai", provider_model_id="vendor-b"),
+
+
+def vendor_roster(provider: str) -> Roster:
+    return Roster(
+        models=tuple(
+            RosterModel(
+                display_name=f"Vendor {x}", provider=provider, provider_model_id=f"vendor-{x}"
+            )  # type: ignore[arg-type]
+            for x in "ab"
+        )
     )
-)
+
+
+def provider_env(provider: str, vendor: str) -> dict[str, str]:
+    """How our server reaches the fake vendor (root URL, no path) through ``provider``."""
+    if provider == "google":
+        return {"GOOGLE_API_KEY": "g-bench", "GOOGLE_BASE_URL": vendor}
+    if provider == "ollama":
+        return {"OLLAMA_BASE_URL": vendor}
+    return {"OPENAI_BASE_URL": f"{vendor}/v1", "OPENAI_API_KEY": "sk-bench"}
+
+
 MOCK_ROSTER = Roster(
     models=(
         RosterModel(display_name="Mock Alpha", provider="mock", provider_model_id="mock-alpha"),
@@ -304,7 +320,8 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
     vendor_url = f"http://127.0.0.1:{vendor_port}/v1"
     ideal = ", ".join(f"{c}: {c / (TOKENS / RATE + 0.05):.1f}" for c in levels)
     print(
-        f"relay of a fake OpenAI vendor, {TOKENS} tokens per answer at {RATE:g}/s; "
+        f"relay of a fake vendor through our {args.provider!r} provider, "
+        f"{TOKENS} tokens per answer at {RATE:g}/s; "
         f"{args.seconds:g} s per level; ideal rounds/s {ideal}"
     )
     print(_HEADER)
@@ -323,8 +340,8 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
                     "baseline", url, "/stream", pid, levels, args.seconds, vote=False
                 )
         if "arena" in only:
-            env = {"OPENAI_BASE_URL": vendor_url, "OPENAI_API_KEY": "sk-bench"}
-            with arena_server(args.database_url, ROSTER, env) as (url, pid):
+            env = provider_env(args.provider, vendor_url.removesuffix("/v1"))
+            with arena_server(args.database_url, vendor_roster(args.provider), env) as (url, pid):
                 figures["arena"] = measure(
                     "arena", url, "/api/arena/chat", pid, levels, args.seconds, vote=True
                 )
@@ -370,6 +387,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--only", default="baseline,arena,seed")
     parser.add_argument("--mock", action="store_true", help="mock rounds instead of the relay")
+    parser.add_argument(
+        "--provider",
+        default="openai",
+        choices=["openai", "google", "ollama"],
+        help="the provider (and vendor wire format) our server relays; the baseline and the "
+        "seed system always use OpenAI's",
+    )
     parser.add_argument(
         "--database-url",
         help="our server's PostgreSQL (default: an embedded one); give the "
