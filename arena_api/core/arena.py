@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import ModelProvider
 from arena_api.core.response_metrics import estimate_tokens, markdown_density
 
-__all__ = ["ArenaCore", "SlotRun", "SteerControl"]
+__all__ = ["ArenaCore", "Signal", "SlotRun", "SteerControl"]
 
 _INTERNAL_FAILURE = "the model stream failed unexpectedly"
 STOPPED = "stopped"
@@ -49,6 +50,34 @@ class SlotRun:
     provider: ModelProvider
 
 
+class Signal:
+    """A flag whose listeners are called the moment it is set.
+
+    Like an ``asyncio.Event``, but a running stream reacts to it through a callback instead of
+    a task parked on ``wait()``: two fewer tasks per round (the stop and the steer signals).
+    """
+
+    def __init__(self) -> None:
+        self._is_set = False
+        self._listeners: list[Callable[[], None]] = []
+
+    def set(self) -> None:
+        self._is_set = True
+        for listener in list(self._listeners):
+            listener()
+
+    def clear(self) -> None:
+        self._is_set = False
+
+    def is_set(self) -> bool:
+        return self._is_set
+
+    def listen(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` on every ``set()``; returns what stops it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+
 class SteerControl:
     """The channel through which a steer reaches a running stream (abort-and-restart).
 
@@ -57,7 +86,7 @@ class SteerControl:
 
     def __init__(self) -> None:
         self._pending: str | None = None
-        self._wakeup = asyncio.Event()
+        self._wakeup = Signal()
         self.accepting = True
 
     def request(self, instruction: str) -> bool:
@@ -92,7 +121,7 @@ class ArenaCore:
         messages: Sequence[ChatMessage],
         runs: Sequence[SlotRun],
         *,
-        abort: asyncio.Event | None = None,
+        abort: Signal | None = None,
         steer: SteerControl | None = None,
     ) -> AsyncIterator[InternalEvent]:
         """Yield the round's internal events; ``matchup_done`` last, unless aborted.
@@ -110,11 +139,15 @@ class ArenaCore:
             tasks = [
                 asyncio.create_task(self._run_slot(run, context, queue, stopping)) for run in runs
             ]
-            watchers = [
-                asyncio.create_task(_signal_on(event, queue))
-                for event in (abort, steer._wakeup if steer else None)
-                if event is not None
+            wake = functools.partial(queue.put_nowait, _STOP)
+            unlisten = [
+                signal.listen(wake)
+                for signal in (abort, steer._wakeup if steer else None)
+                if signal is not None
             ]
+            # A stop or a steer that came while no generation was listening still counts.
+            if (abort is not None and abort.is_set()) or (steer and steer._wakeup.is_set()):
+                wake()
             pending = len(tasks)
             restart: str | None = None
             if steer is not None:
@@ -143,9 +176,11 @@ class ArenaCore:
                             steer.accepting = False
                     yield item
             finally:
-                for task in [*tasks, *watchers]:
+                for stop_listening in unlisten:
+                    stop_listening()
+                for task in tasks:
                     task.cancel()
-                await asyncio.gather(*tasks, *watchers, return_exceptions=True)
+                await asyncio.gather(*tasks, return_exceptions=True)
             if restart is None:
                 yield InternalMatchupDone()
                 return
@@ -214,9 +249,3 @@ class ArenaCore:
         if error is not None and error != STOPPED:
             queue.put_nowait(InternalSlotError(slot=run.slot, message=error))
         queue.put_nowait(InternalSlotDone(slot=run.slot, result=result))
-
-
-async def _signal_on(event: asyncio.Event, queue: asyncio.Queue[InternalEvent | _Stop]) -> None:
-    """Wake the consumer once ``event`` is set (each generation gets fresh watchers)."""
-    await event.wait()
-    queue.put_nowait(_STOP)

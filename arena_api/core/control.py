@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from dataclasses import dataclass, field
 
-from arena_api.core.arena import SteerControl
+from arena_api.core.arena import Signal, SteerControl
 
 __all__ = ["LiveMatchup", "MatchupRegistry"]
 
@@ -16,7 +15,7 @@ class LiveMatchup:
     """What the control plane may do to one running round."""
 
     token_hash: str | None
-    abort: asyncio.Event = field(default_factory=asyncio.Event)
+    abort: Signal = field(default_factory=Signal)
     steer: SteerControl = field(default_factory=SteerControl)
 
 

@@ -7,7 +7,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 
-from arena_api.core.arena import ArenaCore, SlotRun, SteerControl
+from arena_api.core.arena import ArenaCore, Signal, SlotRun, SteerControl
 from arena_api.core.errors import ProviderHTTPError
 from arena_api.core.events import (
     InternalEvent,
@@ -129,7 +129,7 @@ async def test_stalled_slot_times_out_into_slot_error() -> None:
 async def test_abort_stops_both_slots_promptly_and_closes_providers() -> None:
     a = ScriptedProvider(["a"] * 1000, delay=0.01)
     b = ScriptedProvider(["b"] * 1000, delay=0.01)
-    abort = asyncio.Event()
+    abort = Signal()
     seen: list[InternalEvent] = []
 
     async def consume() -> None:
