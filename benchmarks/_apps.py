@@ -29,43 +29,46 @@ def arena_app() -> ASGIApp:
     return create_api(load_settings(), standalone=True)
 
 
+async def _native_frames(answers: dict[str, AsyncIterator[str]]) -> AsyncIterator[bytes]:
+    """Both slots' texts merged as they come, framed with the native SSE event names."""
+    queue: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
+
+    async def pump(slot: str, texts: AsyncIterator[str]) -> None:
+        async for text in texts:
+            queue.put_nowait((slot, text))
+        queue.put_nowait((slot, None))
+
+    tasks = [asyncio.create_task(pump(slot, texts)) for slot, texts in answers.items()]
+    yield b'event: matchup_started\ndata: {"type":"matchup_started"}\n\n'
+    live = len(tasks)
+    try:
+        while live:
+            slot, text = await queue.get()
+            if text is None:
+                live -= 1
+                continue
+            data = json.dumps({"type": "token", "slot": slot, "token": text}, separators=(",", ":"))
+            yield f"event: token\ndata: {data}\n\n".encode()
+        yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
 def baseline_app() -> ASGIApp:
     settings = load_settings()
     provider = MockModelProvider(settings.mock_tokens_per_second, settings.mock_tokens)
     models = [ModelEntry(uuid.uuid4(), name, "mock", name) for name in ("a", "b")]
 
+    async def texts(model: ModelEntry, messages: list[ChatMessage]) -> AsyncIterator[str]:
+        async for chunk in provider.stream(model, messages):
+            if chunk.text:
+                yield chunk.text
+
     async def stream(request: Request) -> EventSourceResponse:
-        prompt = (await request.json())["prompt"]
-        messages = [ChatMessage(role="user", content=prompt)]
-
-        async def frames() -> AsyncIterator[bytes]:
-            queue: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
-
-            async def pump(slot: str, model: ModelEntry) -> None:
-                async for chunk in provider.stream(model, messages):
-                    if chunk.text:
-                        queue.put_nowait((slot, chunk.text))
-                queue.put_nowait((slot, None))
-
-            tasks = [asyncio.create_task(pump(s, m)) for s, m in zip("AB", models, strict=True)]
-            yield b'event: matchup_started\ndata: {"type":"matchup_started"}\n\n'
-            live = 2
-            try:
-                while live:
-                    slot, text = await queue.get()
-                    if text is None:
-                        live -= 1
-                        continue
-                    data = json.dumps(
-                        {"type": "token", "slot": slot, "token": text}, separators=(",", ":")
-                    )
-                    yield f"event: token\ndata: {data}\n\n".encode()
-                yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
-            finally:
-                for task in tasks:
-                    task.cancel()
-
-        return EventSourceResponse(frames(), ping=15)
+        messages = [ChatMessage(role="user", content=(await request.json())["prompt"])]
+        answers = {slot: texts(m, messages) for slot, m in zip("AB", models, strict=True)}
+        return EventSourceResponse(_native_frames(answers), ping=15)
 
     return Starlette(routes=[Route("/stream", stream, methods=["POST"])])
 
@@ -105,33 +108,7 @@ def relay_baseline_app() -> ASGIApp:
 
     async def stream(request: Request) -> EventSourceResponse:
         await request.body()
-
-        async def frames() -> AsyncIterator[bytes]:
-            queue: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
-
-            async def pump(slot: str) -> None:
-                async for text in _vendor_tokens(host, int(port), f"vendor-{slot}"):
-                    queue.put_nowait((slot, text))
-                queue.put_nowait((slot, None))
-
-            tasks = [asyncio.create_task(pump(slot)) for slot in "AB"]
-            yield b'event: matchup_started\ndata: {"type":"matchup_started"}\n\n'
-            live = 2
-            try:
-                while live:
-                    slot, text = await queue.get()
-                    if text is None:
-                        live -= 1
-                        continue
-                    data = json.dumps(
-                        {"type": "token", "slot": slot, "token": text}, separators=(",", ":")
-                    )
-                    yield f"event: token\ndata: {data}\n\n".encode()
-                yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
-            finally:
-                for task in tasks:
-                    task.cancel()
-
-        return EventSourceResponse(frames(), ping=15)
+        answers = {slot: _vendor_tokens(host, int(port), f"vendor-{slot}") for slot in "AB"}
+        return EventSourceResponse(_native_frames(answers), ping=15)
 
     return Starlette(routes=[Route("/stream", stream, methods=["POST"])])

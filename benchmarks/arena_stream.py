@@ -46,11 +46,9 @@ from tests.support import free_port  # noqa: E402
 SECRET = "benchmark-secret-0123456789"
 
 
-@contextlib.contextmanager
-def served(factory: str, env: dict[str, str]) -> Iterator[str]:
-    """``benchmarks._apps:<factory>`` under granian (one worker) on a free port."""
-    port = free_port()
-    command = [
+def granian_command(factory: str, port: int) -> list[str]:
+    """``benchmarks._apps:<factory>`` under granian, one worker, on ``port``."""
+    return [
         sys.executable,
         "-m",
         "granian",
@@ -67,6 +65,13 @@ def served(factory: str, env: dict[str, str]) -> Iterator[str]:
         "warning",
         f"benchmarks._apps:{factory}",
     ]
+
+
+@contextlib.contextmanager
+def served(factory: str, env: dict[str, str]) -> Iterator[str]:
+    """``benchmarks._apps:<factory>`` under granian (one worker) on a free port."""
+    port = free_port()
+    command = granian_command(factory, port)
     process = subprocess.Popen(
         command,
         cwd=ROOT,

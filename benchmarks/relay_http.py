@@ -56,7 +56,7 @@ from arena_api.db.engine import create_engine, embedded_postgres  # noqa: E402
 from arena_api.db.migrations import upgrade  # noqa: E402
 from arena_api.db.repository import seed_roster  # noqa: E402
 from arena_api.roster import Roster, RosterModel  # noqa: E402
-from benchmarks.arena_stream import SECRET, _pct, stream_once  # noqa: E402
+from benchmarks.arena_stream import SECRET, _pct, granian_command, stream_once  # noqa: E402
 from tests.support import free_port  # noqa: E402
 
 RATE, TOKENS = 20.0, 40
@@ -122,26 +122,6 @@ def process(command: list[str], env: dict[str, str], health: str | None) -> Iter
                 child.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 os.killpg(child.pid, signal.SIGKILL)
-
-
-def granian(factory: str, port: int) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "granian",
-        "--interface",
-        "asgi",
-        "--factory",
-        "--workers",
-        "1",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--log-level",
-        "warning",
-        f"benchmarks._apps:{factory}",
-    ]
 
 
 class PeakMemory:
@@ -294,7 +274,7 @@ def arena_server(
             **env,
         }
         url = f"http://127.0.0.1:{port}"
-        with process(granian("arena_app", port), env, url + "/health") as pid:
+        with process(granian_command("arena_app", port), env, url + "/health") as pid:
             yield url, pid
 
 
@@ -333,7 +313,7 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
         if "baseline" in only:
             port = free_port()
             env = {"RELAY_VENDOR_URL": vendor_url}
-            with process(granian("relay_baseline_app", port), env, None) as pid:
+            with process(granian_command("relay_baseline_app", port), env, None) as pid:
                 time.sleep(1.5)
                 url = f"http://127.0.0.1:{port}"
                 figures["baseline"] = measure(
