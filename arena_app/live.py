@@ -14,6 +14,9 @@ anyway, so it keeps the round blind; it lives in this process only while its rou
 Frames are Server-Sent Events: ``data: {"slot": "A", "text": "..."}`` for text (a follower
 first gets the text so far, then each piece as it comes) and ``event: end`` when the round ends.
 Without the feed (an unknown ticket is a 404) the page still shows the Markdown as it grows.
+A round can end before the page's ``EventSource`` connects (a slot that fails at once, a short
+answer): an ended feed is kept for ``ENDED_GRACE_S``, so a late follower still gets the text and
+the end rather than a 404 in the page's console.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from arena_api.core.models import SLOTS
 __all__ = ["FEED_PATH", "LiveFeed", "LiveFeeds", "feeds", "live_app"]
 
 FEED_PATH = "/_arena/live/{ticket}"
+#: How long an ended feed still answers a follower (one that connected late) before it is forgotten.
+ENDED_GRACE_S = 30.0
 _END = b"event: end\ndata: \n\n"
 
 
@@ -96,10 +101,12 @@ class LiveFeed:
 
 
 class LiveFeeds:
-    """The feeds of the rounds streaming in this process, by ticket."""
+    """The feeds of the rounds streaming in this process, by ticket (and, for
+    ``grace_s``, of the rounds that just ended)."""
 
-    def __init__(self) -> None:
+    def __init__(self, grace_s: float = ENDED_GRACE_S) -> None:
         self._feeds: dict[str, LiveFeed] = {}
+        self.grace_s = grace_s
 
     def open(self) -> LiveFeed:
         feed = LiveFeed(secrets.token_urlsafe(18))
@@ -110,12 +117,26 @@ class LiveFeeds:
         return self._feeds.get(ticket)
 
     def close(self, feed: LiveFeed) -> None:
-        """End ``feed`` and forget its ticket (closing it again does nothing)."""
-        if self._feeds.pop(feed.ticket, None) is not None:
-            feed.end()
+        """End ``feed``; its ticket is forgotten after ``grace_s`` (at once outside an event
+        loop). Closing it again does nothing."""
+        if self._feeds.get(feed.ticket) is not feed or feed.ended:
+            return
+        feed.end()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or self.grace_s <= 0:
+            self._forget(feed.ticket)
+        else:
+            loop.call_later(self.grace_s, self._forget, feed.ticket)
+
+    def _forget(self, ticket: str) -> None:
+        self._feeds.pop(ticket, None)
 
     def __len__(self) -> int:
-        return len(self._feeds)
+        """Feeds whose round still streams."""
+        return sum(1 for feed in self._feeds.values() if not feed.ended)
 
 
 feeds = LiveFeeds()

@@ -8,6 +8,7 @@ import json
 from collections.abc import AsyncIterator
 
 import httpx
+import pytest
 import uvicorn
 
 from arena_app.live import LiveFeeds, feeds, live_app
@@ -82,15 +83,35 @@ async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slo
     assert _texts(rest)[1] == ["end"]
 
 
-async def test_an_unknown_or_ended_ticket_is_a_404_with_a_code() -> None:
+async def test_an_unknown_or_forgotten_ticket_is_a_404_with_a_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(feeds, "grace_s", 0.05)
     feed = feeds.open()
     feeds.close(feed)
+    await asyncio.sleep(0.1)
     async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
         for unknown in ("/_arena/live/no-such-ticket", feed.url):
             response = await client.get(unknown)
             assert response.status_code == 404
             assert response.json()["code"] == "feed_not_found"
         assert (await client.post(feed.url)).status_code == 405
+
+
+async def test_a_follower_arriving_just_after_the_end_gets_the_text_and_the_end() -> None:
+    """A round can end before the page's EventSource connects: no 404 in its console."""
+    feed = feeds.open()
+    feed.append("A", "all ")
+    feed.append("A", "done")
+    feeds.close(feed)
+
+    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+        response = await client.get(feed.url)
+
+    assert response.status_code == 200
+    texts, events = _texts(response.text)
+    assert texts == {"A": "all done", "B": ""} and events == ["message", "end"]
+    assert len(feeds) == 0
 
 
 async def test_a_follower_that_leaves_does_not_disturb_the_others() -> None:
