@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
@@ -49,6 +49,7 @@ __all__ = [
     "OpenAiSseAdapter",
     "message_text",
     "parse_chat_completions_body",
+    "stream_flag",
 ]
 
 #: The ``model`` of every chunk: the arena, never the model that answered.
@@ -121,11 +122,18 @@ class OpenAiSseAdapter(ClosingAdapter):
 _EXTENSION_NAMES = ("omni_arena", "arena")
 
 
-def message_text(message: Mapping[str, Any], where: str) -> str:
+def message_text(
+    message: Mapping[str, Any], where: str, *, other_parts: Literal["refuse", "skip"] = "refuse"
+) -> str:
     """A message's text: its string content, or its text parts joined by newlines.
 
+    Args:
+        other_parts: what a part that is not text (an image, audio) does: ``refuse`` the
+            message, or ``skip`` it (an earlier message, shown as context only).
+
     Raises:
-        InvalidRequest: a part that is not text (named at ``where``), or no text content.
+        InvalidRequest: a part that is not text (named at ``where``) when refused, or no text
+            content.
     """
     content = message.get("content")
     if isinstance(content, str):
@@ -134,14 +142,27 @@ def message_text(message: Mapping[str, Any], where: str) -> str:
         texts = []
         for number, part in enumerate(content):
             kind = part.get("type") if isinstance(part, Mapping) else None
-            if kind != "text":
+            if kind == "text":
+                texts.append(str(part.get("text", "")))
+            elif other_parts == "refuse":
                 raise unsupported_part(f"{where}[{number}]", str(kind))
-            texts.append(str(part.get("text", "")))
         return "\n".join(texts)
     raise InvalidRequest(
         "The user message has no text content",
         details={where: ["must be a string or a list of text parts"]},
     )
+
+
+def stream_flag(body: Mapping[str, Any]) -> bool | None:
+    """The body's ``stream``: ``None`` when absent.
+
+    Raises:
+        InvalidRequest: it is not a boolean.
+    """
+    stream = body.get("stream")
+    if stream is not None and not isinstance(stream, bool):
+        raise InvalidRequest("stream must be a boolean", details={"stream": ["must be a boolean"]})
+    return stream
 
 
 def _session_seed(user: object) -> str | None:
@@ -160,11 +181,8 @@ def parse_chat_completions_body(body: Mapping[str, Any]) -> ClientRequest:
         InvalidRequest: ``stream: false``, no user message, a non-text content part, or a bad
             arena field.
     """
-    stream = body.get("stream")
-    if stream is False:
+    if stream_flag(body) is False:
         raise stream_false_refused()
-    if stream is not None and not isinstance(stream, bool):
-        raise InvalidRequest("stream must be a boolean", details={"stream": ["must be a boolean"]})
     index, message = newest_user_message(body["messages"])
     where = f"messages[{index}].content"
     prompt = message_text(message, where)

@@ -15,6 +15,7 @@ the stream flag, the newest user message and the text of every message before it
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,8 +23,8 @@ from arena_api.core.errors import InvalidRequest
 from arena_api.core.models import ChatMessage, Role
 from arena_api.core.requests import ChatCall
 from arena_api.protocols._framing import SSE_DONE, sse_data
-from arena_api.protocols._ingress import newest_user_message
-from arena_api.protocols.openai_sse import message_text
+from arena_api.protocols._ingress import is_foreign_envelope, newest_user_message
+from arena_api.protocols.openai_sse import message_text, stream_flag
 
 __all__ = ["OpenAiTextStream", "completion_body", "read_chat_call"]
 
@@ -40,13 +41,13 @@ class OpenAiTextStream:
 
     media_type = "text/event-stream"
 
-    def __init__(self, model: str, completion_id: str) -> None:
+    def __init__(self, model: str) -> None:
         self._model = model
-        self._id = completion_id
+        self._id = _completion_id()
         self._created = int(time.time())
 
     def start(self, metadata: Mapping[str, Any] | None = None) -> bytes:
-        extensions = {"omni_arena": dict(metadata)} if metadata else {}
+        extensions = {"omni_arena": dict(metadata)} if metadata else None
         return self._chunk({"role": "assistant", "content": ""}, None, extensions)
 
     def text(self, piece: str) -> bytes:
@@ -56,7 +57,10 @@ class OpenAiTextStream:
         return self._chunk({}, "stop") + SSE_DONE
 
     def _chunk(
-        self, delta: Mapping[str, str], finish: str | None, extensions: Mapping[str, Any] = {}
+        self,
+        delta: Mapping[str, str],
+        finish: str | None,
+        extensions: Mapping[str, Any] | None = None,
     ) -> bytes:
         return sse_data(
             {
@@ -65,15 +69,19 @@ class OpenAiTextStream:
                 "created": self._created,
                 "model": self._model,
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-                **extensions,
+                **(extensions or {}),
             }
         )
 
 
-def completion_body(model: str, content: str, completion_id: str) -> dict[str, Any]:
+def _completion_id() -> str:
+    return f"chatcmpl-{uuid.uuid4().hex}"
+
+
+def completion_body(model: str, content: str) -> dict[str, Any]:
     """A non-streaming ``chat.completion`` holding ``content``."""
     return {
-        "id": completion_id,
+        "id": _completion_id(),
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
@@ -89,18 +97,12 @@ def completion_body(model: str, content: str, completion_id: str) -> dict[str, A
     }
 
 
-def _history_text(content: object) -> str | None:
+def _history_text(message: Mapping[str, Any]) -> str | None:
     """An earlier message's text; parts that are not text (an image shown before) are left out."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            str(part.get("text", ""))
-            for part in content
-            if isinstance(part, Mapping) and part.get("type") == "text"
-        ]
-        return "\n".join(texts) if texts else None
-    return None
+    try:
+        return message_text(message, "history", other_parts="skip") or None
+    except InvalidRequest:
+        return None
 
 
 def _history(messages: Sequence[Any]) -> tuple[ChatMessage, ...]:
@@ -109,7 +111,7 @@ def _history(messages: Sequence[Any]) -> tuple[ChatMessage, ...]:
         if not isinstance(message, Mapping):
             continue
         role = _ROLES.get(str(message.get("role")))
-        text = _history_text(message.get("content"))
+        text = _history_text(message)
         if role is not None and text:
             history.append(ChatMessage(role=role, content=text))
     return tuple(history)
@@ -117,25 +119,20 @@ def _history(messages: Sequence[Any]) -> tuple[ChatMessage, ...]:
 
 def read_chat_call(
     body: Any, *, chat_id: str | None = None, user_id: str | None = None
-) -> ChatCall:
-    """Read a chat-completions body for the chat front.
+) -> ChatCall | None:
+    """Read a chat-completions body for the chat front; ``None`` for any other body (the
+    arena's own ``{prompt, ...}``, which the matchup route reads).
 
     Raises:
-        InvalidRequest: no ``messages`` array or no user message in it, a non-text part in the
-            newest user message, a ``model`` that is not a string or a ``stream`` that is not a
-            boolean.
+        InvalidRequest: no user message, a non-text part in the newest user message, a
+            ``model`` that is not a string or a ``stream`` that is not a boolean.
     """
-    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
-        raise InvalidRequest(
-            "The body must be a chat-completions object with a messages array",
-            details={"messages": ["required: an array of messages"]},
-        )
+    if not is_foreign_envelope(body):
+        return None
     model = body.get("model")
     if model is not None and not isinstance(model, str):
         raise InvalidRequest("model must be a string", details={"model": ["must be a string"]})
-    stream = body.get("stream")
-    if stream is not None and not isinstance(stream, bool):
-        raise InvalidRequest("stream must be a boolean", details={"stream": ["must be a boolean"]})
+    stream = stream_flag(body)
     messages: list[Any] = body["messages"]
     index, newest = newest_user_message(messages)
     where = f"messages[{index}].content"

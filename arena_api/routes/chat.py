@@ -96,7 +96,7 @@ def _in_band_failure(adapter: EventAdapter, exc: ArenaError) -> Response:
 
 def text_response(reply: TextReply) -> Response:
     """Stream a chat-front answer on ``choices[0]``."""
-    framing = OpenAiTextStream(reply.model, reply.completion_id)
+    framing = OpenAiTextStream(reply.model)
 
     async def frames() -> AsyncIterator[bytes]:
         yield framing.start(reply.metadata)
@@ -105,7 +105,7 @@ def text_response(reply: TextReply) -> Response:
                 async for piece in pieces:
                     yield framing.text(piece)
         except Exception:  # committed at 200: say so in the answer, then end it cleanly
-            _log.exception("chat front stream %s failed", reply.completion_id)
+            _log.exception("chat front stream for %s failed", reply.model)
             yield framing.text("\n\n> ⚠️ **The round failed.** Please try again.\n")
         yield framing.finish()
 
@@ -143,20 +143,17 @@ def _front(request: Request) -> OpenAiChatService:
 
 async def chat_completions(request: Request) -> Response:
     body = await read_json(request)
-    front = _front(request)
-    if isinstance(body, dict) and isinstance(body.get("messages"), list):
-        settings = request.app.state.services.settings
-        call = read_chat_call(
-            body,
-            chat_id=request.headers.get(settings.chat_id_header),
-            user_id=request.headers.get(settings.user_id_header),
-        )
-        if await front.serves(call):
-            reply = await front.reply(call)
-            if isinstance(reply, CompletionReply):
-                return JSONResponse(
-                    completion_body(reply.model, reply.content, reply.completion_id)
-                )
+    settings = request.app.state.services.settings
+    call = read_chat_call(
+        body,
+        chat_id=request.headers.get(settings.chat_id_header),
+        user_id=request.headers.get(settings.user_id_header),
+    )
+    if call is not None:
+        reply = await _front(request).reply(call)
+        if isinstance(reply, CompletionReply):
+            return JSONResponse(completion_body(reply.model, reply.content))
+        if isinstance(reply, TextReply):
             return text_response(reply)
     return await _serve(request, _OPENAI, body)
 

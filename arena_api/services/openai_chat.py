@@ -117,7 +117,6 @@ class TextReply:
     """One answer to stream on ``choices[0]``; ``metadata`` is the matchup (``omni_arena``)."""
 
     model: str
-    completion_id: str
     text: AsyncGenerator[str, None]
     metadata: Mapping[str, Any] | None = None
 
@@ -127,7 +126,6 @@ class CompletionReply:
     """A non-streaming completion (a helper task's answer)."""
 
     model: str
-    completion_id: str
     content: str
 
 
@@ -141,10 +139,6 @@ async def _lines(*pieces: str) -> AsyncGenerator[str, None]:
 
 def _digest(kind: str, value: str) -> str:
     return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
-
-
-def _completion_id() -> str:
-    return f"chatcmpl-{uuid.uuid4().hex}"
 
 
 class OpenAiChatService:
@@ -199,11 +193,9 @@ class OpenAiChatService:
                 return card
         raise NotFound(f"The model '{model_id}' does not exist", code="model_not_found")
 
-    async def _named(self, model_id: str | None) -> ModelEntry | None:
+    async def _named(self, model_id: str) -> ModelEntry | None:
         """The enabled model (with a configured provider) that ``model_id`` names: its id,
         display name or ``provider:provider_model_id`` (or provider model id, if unique)."""
-        if model_id is None or model_id in ARENA_MODELS:
-            return None
         roster = await self._arena.playable_roster()  # cached: this runs on every request
         for forms in (
             lambda m: (str(m.id), m.display_name, f"{m.provider}:{m.provider_model_id}"),
@@ -214,18 +206,12 @@ class OpenAiChatService:
                 return found[0]
         return None
 
-    async def serves(self, call: ChatCall) -> bool:
-        """Whether this front answers ``call``; the route runs the seed API's matchup otherwise."""
-        return (
-            is_helper_task(call)
-            or call.model in ARENA_MODELS
-            or await self._named(call.model) is not None
-        )
-
     # -- replies ---------------------------------------------------------------------------------
 
-    async def reply(self, call: ChatCall) -> Reply:
-        """Answer one request of an OpenAI chat UI.
+    async def reply(self, call: ChatCall) -> Reply | None:
+        """Answer one request of an OpenAI chat UI; ``None`` when it is not for this front (a
+        model id that is neither an arena model nor a roster model, and no helper task): the
+        route then runs the seed API's matchup.
 
         Raises:
             InvalidRequest: ``stream: false`` on anything but a helper task, or a bad prompt.
@@ -233,16 +219,18 @@ class OpenAiChatService:
         """
         model_id = call.model or "arena"
         if is_helper_task(call):
-            return CompletionReply(model_id, _completion_id(), answer_helper_task(call.prompt))
+            return CompletionReply(model_id, answer_helper_task(call.prompt))
+        arena_model = ARENA_MODELS.get(model_id)
+        named = None if arena_model is not None else await self._named(model_id)
+        if arena_model is None and named is None:
+            return None
         if not call.stream:
             raise stream_false_refused()
         command = text.command_of(call.prompt)
-        arena_model = ARENA_MODELS.get(model_id)
         column = arena_model.slot if arena_model is not None else None
         if command is not None:
-            return TextReply(model_id, _completion_id(), await self._command(call, command, column))
+            return TextReply(model_id, await self._command(call, command, column))
         if arena_model is None or arena_model.layout == "single":
-            named = None if arena_model is not None else await self._named(model_id)
             return await self._single(call, model_id, named)
         if arena_model.layout == "duel":
             return await self._duel(call, model_id)
@@ -314,13 +302,13 @@ class OpenAiChatService:
         request = self._request(call, sessionId=session_id, conversationId=conversation_id)
         round_ = await self._arena.start_round(request, options=RoundOptions(plan="matchup"))
         await self._link(chat_key, session_id, round_)
-        body = text.duel_text(round_.events, note=note, votable=chat_key is not None)
-        return TextReply(model_id, _completion_id(), body, self._metadata(round_))
+        body = text.duel_text(round_.events(), note=note, votable=chat_key is not None)
+        return TextReply(model_id, body, self._metadata(round_))
 
     async def _column(self, call: ChatCall, model_id: str, slot: Slot) -> TextReply:
         chat_key, session_id = self._chat_key(call), self._session(call)
         if chat_key is None:
-            return TextReply(model_id, _completion_id(), _lines(text.NO_CHAT_ID_COLUMN))
+            return TextReply(model_id, _lines(text.NO_CHAT_ID_COLUMN))
         conversation_id, note = await self._continuation(chat_key, session_id)
         # The two columns of one turn carry the same chat id and the same messages, whatever
         # the database says by the time the second arrives: that is what pairs them.
@@ -344,19 +332,17 @@ class OpenAiChatService:
             }.get(exc.code)
             if line is None:
                 raise
-            return TextReply(model_id, _completion_id(), _lines(line.format(slot=slot)))
+            return TextReply(model_id, _lines(line.format(slot=slot)))
         await self._link(chat_key, session_id, round_)
-        body = text.column_text(round_.events, slot, note=note)
-        return TextReply(model_id, _completion_id(), body, self._metadata(round_))
+        body = text.column_text(round_.events(), slot, note=note)
+        return TextReply(model_id, body, self._metadata(round_))
 
     async def _single(self, call: ChatCall, model_id: str, named: ModelEntry | None) -> TextReply:
         model = named or await self._hidden_model(call)
         request = self._request(call, sessionId=self._session(call))
         options = RoundOptions(plan="single", model=model, context=_own_context(call.history))
         round_ = await self._arena.start_round(request, options=options)
-        return TextReply(
-            model_id, _completion_id(), text.single_text(round_.events), self._metadata(round_)
-        )
+        return TextReply(model_id, text.single_text(round_.events()), self._metadata(round_))
 
     async def _hidden_model(self, call: ChatCall) -> ModelEntry:
         """``arena-single``'s model: the default model, else one fixed per chat (a chat keeps

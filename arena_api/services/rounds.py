@@ -9,7 +9,6 @@ recorded; the caller only subscribes to the public events.
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import random
 import secrets
@@ -101,7 +100,7 @@ class RoundOptions:
 class RoundStream:
     """A started round: its first event (also the ``x-arena-matchup`` header) and the stream.
 
-    ``events`` yields ``matchup_started`` first and ends after ``matchup_done`` or ``run_error``;
+    ``events()`` yields ``matchup_started`` first and ends after ``matchup_done`` or ``run_error``;
     ``batches()`` yields the same events in lists of all that was waiting (for a writer that
     can send several at once). Read one of the two, once. Closing it detaches the caller; the
     round itself runs on and is persisted.
@@ -110,7 +109,6 @@ class RoundStream:
     started: MatchupStarted
     channel: SlotChannel
 
-    @functools.cached_property
     def events(self) -> AsyncGenerator[PublicEvent, None]:
         return self.channel.events(self.started)
 
@@ -254,7 +252,7 @@ class ArenaService:
         # slot, so a joinKey on them is ignored and each sibling is served on its own.
         if request.join_key is None or not self._join.enabled or plan != "matchup":
             round_ = await self._open_round(request, plan, requested_at_ms, options)
-            return self._stream(round_, round_.channels[0], round_.started)
+            return RoundStream(round_.started, round_.channels[0])
         if request.session_id is None:
             raise JoinError(
                 "joinKey requires a sessionId", status=400, code="join_requires_session"
@@ -284,7 +282,7 @@ class ArenaService:
             claim.fail(exc)
             raise
         if options.slot is None and not await claim.wait_for_follower():
-            return self._stream(round_, round_.channels[0], round_.started)
+            return RoundStream(round_.started, round_.channels[0])
         other: Slot = "B" if claim.slot == "A" else "A"
         follower = round_.channels[0].split(other, self._max_queued)
         round_.channels.append(follower)
@@ -292,10 +290,7 @@ class ArenaService:
             JoinHandshake(round_.started.model_copy(update={"slots": (other,)}), follower)
         )
         leader_started = round_.started.model_copy(update={"slots": (claim.slot,)})
-        return self._stream(round_, round_.channels[0], leader_started)
-
-    def _stream(self, round_: _Round, channel: SlotChannel, started: MatchupStarted) -> RoundStream:
-        return RoundStream(started, channel)
+        return RoundStream(leader_started, round_.channels[0])
 
     async def _open_round(
         self,
@@ -481,7 +476,8 @@ class ArenaService:
             return False, "the matchup token does not match this matchup"
         return self.registry.steer(matchup_id, instruction)
 
-    # -- votes --------------------------------------------------------------------------------
+    # -- votes -----------------------------------------------------------------------------------
+
     async def vote(self, request: VoteRequest) -> VoteReveal:
         """Record one vote and reveal both models; the winner is derived here, never taken.
 

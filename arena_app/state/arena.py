@@ -221,7 +221,7 @@ class ArenaState(rx.State):
             # Backend vars only: they send the page nothing (the pump applies the rest).
             self._matchup = round_.started.matchup_id
             self._token = round_.started.matchup_token or ""
-        await self._pump(round_.events, feed)
+        await self._pump(round_.events(), feed)
 
     async def _panes(self) -> tuple[LivePane, LivePane]:
         return await self.get_state(PaneAState), await self.get_state(PaneBState)
