@@ -27,6 +27,7 @@ __all__ = [
     "PublicEvent",
     "RoundMode",
     "RunError",
+    "SLOT_ERROR_MARKER",
     "SlotDone",
     "SlotError",
     "SlotResult",
@@ -36,6 +37,10 @@ __all__ = [
 ]
 
 RoundMode = Literal["matchup", "single", "shadow"]
+
+#: Marks a failed slot's closing text on protocols that have nothing but text for it (OpenAI
+#: chunks, AG-UI messages, an Open WebUI answer), so a reader can tell it from a model's words.
+SLOT_ERROR_MARKER = "[omni-arena:slot-error]"
 TokenCountSource = Literal["provider", "estimated"]
 
 

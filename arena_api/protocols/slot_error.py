@@ -7,9 +7,9 @@ the failed slot's own message, so a client that renders only content still shows
 
 from __future__ import annotations
 
-__all__ = ["SLOT_ERROR_MARKER", "slot_error_text"]
+from arena_api.core.events import SLOT_ERROR_MARKER
 
-SLOT_ERROR_MARKER = "[omni-arena:slot-error]"
+__all__ = ["SLOT_ERROR_MARKER", "slot_error_text"]
 
 
 def slot_error_text(message: str) -> str:

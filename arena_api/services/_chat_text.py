@@ -11,7 +11,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 
-from arena_api.core.events import PublicEvent, RunError, SlotDone, SlotError, Token
+from arena_api.core.events import (
+    SLOT_ERROR_MARKER,
+    PublicEvent,
+    RunError,
+    SlotDone,
+    SlotError,
+    Token,
+)
 from arena_api.core.models import Slot
 from arena_api.core.records import DECISIVE_VOTES, Vote, winner_slot
 from arena_api.core.views import LeaderboardView, RevealedModels
@@ -75,7 +82,7 @@ def _heading(slot: Slot) -> str:
 
 def _failure(slot: Slot | None, message: str) -> str:
     what = f"Answer {slot}" if slot else "This answer"
-    return f"\n\n> ⚠️ **{what} failed:** {message} `[omni-arena:slot-error]`\n"
+    return f"\n\n> ⚠️ **{what} failed:** {message} `{SLOT_ERROR_MARKER}`\n"
 
 
 _EMPTY = "*(The model returned an empty answer.)*"
