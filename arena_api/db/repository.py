@@ -34,6 +34,7 @@ from arena_api.core.records import (
     TurnRecord,
     Vote,
 )
+from arena_api.db.answers import AnswerWriter
 from arena_api.db.tables import (
     conversations,
     matchups,
@@ -166,14 +167,6 @@ INSERT INTO turns (id, conversation_id, matchup_id, parent_response_id, turn_ind
 SELECT $15, $1, matchup.id, $16, $17, $5 FROM matchup
 """
 
-_SAVE_RESPONSE = """
-INSERT INTO responses (id, matchup_id, slot, model_id, content, latency_ms, ttft_ms,
-                       stream_duration_ms, output_token_count, token_count_source,
-                       markdown_density, model_version, error)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
-ON CONFLICT (matchup_id, slot) DO NOTHING
-"""
-
 _GET_MATCHUP = """
 SELECT m.id, m.mode, m.matchup_token_hash, t.conversation_id, t.turn_index, p.vote,
        a.id AS a_id, a.display_name AS a_name, a.provider AS a_provider,
@@ -222,6 +215,7 @@ class PostgresRepository:
     ) -> None:
         self._engine = engine
         self._pool = pool
+        self._answers = AnswerWriter(pool)
         self._snapshot_ttl_s = snapshot_ttl_s
         self._snapshot: tuple[float, MatchmakingSnapshot] | None = None
 
@@ -277,23 +271,7 @@ class PostgresRepository:
         self, matchup_id: uuid.UUID, slot: Slot, model_id: uuid.UUID, result: SlotResult
     ) -> None:
         """Persist a slot's answer; a replayed ``slot_done`` is ignored (ON CONFLICT DO NOTHING)."""
-        async with self._pool.acquire() as conn:
-            await conn.execute(
-                _SAVE_RESPONSE,
-                new_id(),
-                matchup_id,
-                slot,
-                model_id,
-                result.content,
-                result.latency_ms,
-                result.ttft_ms,
-                result.stream_duration_ms,
-                result.output_token_count,
-                result.token_count_source,
-                result.markdown_density,
-                result.model_version,
-                result.error,
-            )
+        await self._answers.save(matchup_id, slot, model_id, result)
 
     async def add_steer(self, matchup_id: uuid.UUID, instruction: str, at: str) -> None:
         entry = func.jsonb_build_array(
