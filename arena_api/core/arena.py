@@ -202,10 +202,18 @@ class ArenaCore:
         error: str | None = None
         chunks = run.provider.stream(run.model, messages)
         loop = asyncio.get_running_loop()
+        # The deadline moves at most ten times per timeout, not on every chunk (each move is a
+        # timer cancelled and another scheduled): it fires after between 1 and 1.1 timeouts of
+        # silence.
+        timeout_s, margin_s = self._slot_timeout_s, self._slot_timeout_s / 10
+        moved_at = loop.time()
         try:
-            async with asyncio.timeout(self._slot_timeout_s) as deadline:
+            async with asyncio.timeout(timeout_s) as deadline:
                 async for chunk in chunks:
-                    deadline.reschedule(loop.time() + self._slot_timeout_s)
+                    now = loop.time()
+                    if now - moved_at >= margin_s:
+                        deadline.reschedule(now + timeout_s + margin_s)
+                        moved_at = now
                     if chunk.text:
                         if first_token_at is None:
                             first_token_at = self._clock()

@@ -1,10 +1,10 @@
 """Answers are stored in groups: one statement and one commit for every answer that is ready.
 
 Under load many rounds finish their slots within the same few milliseconds. Storing each answer
-on its own costs a pool checkout, a round trip, a statement and a commit apiece. Here the first answer to
-arrive starts a writer task; what is ready when it runs, and every answer that arrives while a
-write is in flight, goes into one ``INSERT ... SELECT FROM unnest(...)``. With one round in flight
-this is the single insert it always was; at 64 it is a few answers per commit.
+on its own costs a pool checkout, a round trip, a statement and a commit apiece. Here the first
+answer to arrive starts a writer task; what is ready when it runs, and every answer that arrives
+while a write is in flight, goes into one ``INSERT ... SELECT FROM unnest(...)``. With one round
+in flight this is the single insert it always was; at 64 it is a few answers per commit.
 
 One writer at a time also means the analytics triggers on ``responses`` take their row locks in
 one order, so groups cannot deadlock each other. A group that fails (a row that breaks a check, a

@@ -126,6 +126,33 @@ async def test_stalled_slot_times_out_into_slot_error() -> None:
     assert stalled.closed == 1
 
 
+async def test_the_slot_timeout_counts_silence_not_the_whole_answer() -> None:
+    steady = ScriptedProvider([str(n) for n in range(12)], delay=0.05)  # 0.6 s in all
+
+    events = await _collect(
+        ArenaCore(slot_timeout_s=0.2).stream(MESSAGES, _runs(ScriptedProvider(["ok"]), steady))
+    )
+
+    assert not [e for e in events if isinstance(e, InternalSlotError)]
+    done = [e for e in events if isinstance(e, InternalSlotDone) and e.slot == "B"]
+    assert done[0].result.content == "".join(str(n) for n in range(12))
+
+
+async def test_a_stall_after_steady_output_times_out_within_a_tenth_more() -> None:
+    stalled = ScriptedProvider([str(n) for n in range(8)], delay=0.05, stall_after=6)
+    started = time.monotonic()
+
+    events = await _collect(
+        ArenaCore(slot_timeout_s=0.4).stream(MESSAGES, _runs(ScriptedProvider(["ok"]), stalled))
+    )
+
+    silent_from = 6 * 0.05
+    elapsed = time.monotonic() - started
+    errors = [e for e in events if isinstance(e, InternalSlotError)]
+    assert [e.slot for e in errors] == ["B"] and "timed out" in errors[0].message
+    assert silent_from + 0.4 <= elapsed + 0.02 and elapsed < silent_from + 0.44 + 1.0
+
+
 async def test_abort_stops_both_slots_promptly_and_closes_providers() -> None:
     a = ScriptedProvider(["a"] * 1000, delay=0.01)
     b = ScriptedProvider(["b"] * 1000, delay=0.01)
