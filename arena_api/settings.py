@@ -462,9 +462,19 @@ SETTINGS: tuple[Setting, ...] = (
         group="rating",
     ),
     _setting(
+        "RATING_MIN_INTERVAL_S",
+        "10",
+        "Shortest time between two refits in `--loop` mode, in seconds: a refit starts this soon "
+        "after new votes arrive, and none while nothing changed.",
+        _number(0.1, 86_400),
+        attr="rating_min_interval_s",
+        group="rating",
+    ),
+    _setting(
         "RATING_REFIT_INTERVAL_S",
         "300",
-        "Seconds between refits in `--loop` mode.",
+        "Shortest time between two style-controlled passes in `--loop --style` mode, in seconds "
+        "(each rides along with a refit once votes changed since the last).",
         _number(1, 86_400),
         attr="rating_refit_interval_s",
         aliases=("REFIT_INTERVAL_SECONDS",),
@@ -554,6 +564,7 @@ class Settings:
     host_proxy_url: str | None
     host_proxy_token: Secret | None
     rating_worker: str
+    rating_min_interval_s: float
     rating_refit_interval_s: float
     full_refit_every: int
     rating_ridge: float

@@ -30,6 +30,7 @@ class RatingSettingsError(RatingError, ValueError):
 # variable name -> field of RatingSettings
 _FIELDS: dict[str, str] = {
     "DATABASE_URL": "database_url",
+    "RATING_MIN_INTERVAL_S": "min_interval_s",
     "RATING_REFIT_INTERVAL_S": "refit_interval_s",
     "FULL_REFIT_EVERY": "full_refit_every",
     "RATING_RIDGE": "rating_ridge",
@@ -48,6 +49,7 @@ class RatingSettings:
     the declared ones, for tests and library callers."""
 
     database_url: str | None = None
+    min_interval_s: float = 10.0
     refit_interval_s: float = 300.0
     full_refit_every: int = 12
     rating_ridge: float = 0.01

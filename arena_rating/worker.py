@@ -15,18 +15,23 @@ Refit cadence: refit 1 is always full (there is no warm state); afterwards every
 and fits from scratch, and also re-runs the warm path on the same aggregates to measure how far
 it drifted, in standard errors; more than half a standard error is logged as a warning.
 
-In the loop a database failure is logged on one line and retried with exponential back-off
-(1 s doubling, capped at the refit interval and at 60 s); a fit that fails to converge is logged
-and retried at the next interval. Nothing is written by a pass that fails.
+The loop refits soon after new votes arrive, at most every ``RATING_MIN_INTERVAL_S``, and not
+at all while nothing changed; the style pass rides along at most every
+``RATING_REFIT_INTERVAL_S`` (``arena_rating.trigger``). A database failure is logged on one line
+and retried with exponential back-off (1 s doubling, capped at the style interval and at 60 s);
+a fit that fails to converge is logged and tried again when the votes change. Nothing is written
+by a pass that fails.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -62,6 +67,7 @@ from arena_rating.report import (
     summarise_style,
 )
 from arena_rating.style import STYLE_FEATURES, STYLE_UNITS, StyleVotes, fit_style
+from arena_rating.trigger import Fingerprint, RefitTrigger, read_fingerprint
 from arena_rating.writeback import rating_lock, write_ratings, write_style
 
 __all__ = [
@@ -82,6 +88,8 @@ _log = logging.getLogger(f"{LOGGER_NAME}.worker")
 DRIFT_WARNING_SE = 0.5
 INITIAL_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 60.0
+#: How often the loop asks whether votes changed (or the minimum interval, if shorter).
+POLL_S = 1.0
 #: Excluded sessions named one by one in the log; the rest are counted.
 LOGGED_SESSIONS = 20
 
@@ -234,8 +242,9 @@ class RatingWorker:
 
     # -- one pass ------------------------------------------------------------------------------
 
-    async def run_pass(self) -> PassReport:
-        """Read, screen, fit and write once.
+    async def run_pass(self, *, periodic: bool = True) -> PassReport:
+        """Read, screen, fit and write once. A pass that is not ``periodic`` (the loop's quick
+        refits between periodic ones) runs no style pass and appends no history point.
 
         Raises
         ------
@@ -246,15 +255,10 @@ class RatingWorker:
             A fit did not converge; nothing of that fit was written (a failing style pass
             follows a written default one, and says so).
         """
-        try:
-            return await self._run_pass()
-        except (OSError, SQLAlchemyError) as exc:
-            error = database_error(exc)
-            if error is None:
-                raise
-            raise error from exc
+        with _database_errors():
+            return await self._run_pass(periodic=periodic)
 
-    async def _run_pass(self) -> PassReport:
+    async def _run_pass(self, *, periodic: bool) -> PassReport:
         clock = _Stopwatch()
         async with self.engine.connect() as conn:
             async with rating_lock(conn, wait_s=self.options.lock_wait_s) as acquired:
@@ -262,10 +266,12 @@ class RatingWorker:
                 if not acquired:
                     _log.info("another rating process holds the lock; pass skipped")
                     return PassReport(status="skipped", timings=clock.laps)
-                snapshot = await self._read(conn, clock)
-                return await self._rate(conn, snapshot, clock)
+                snapshot = await self._read(conn, clock, with_style=periodic and self.options.style)
+                return await self._rate(conn, snapshot, clock, history=periodic)
 
-    async def _read(self, conn: AsyncConnection, clock: _Stopwatch) -> _Snapshot:
+    async def _read(
+        self, conn: AsyncConnection, clock: _Stopwatch, *, with_style: bool
+    ) -> _Snapshot:
         screen = None
         excluded: tuple[str, ...] = ()
         async with conn.begin():
@@ -278,7 +284,7 @@ class RatingWorker:
             aggregated = await read_pair_counts(conn, excluded_sessions=excluded)
             clock.lap("aggregate")
             style = None
-            if self.options.style and aggregated.model_ids:
+            if with_style and aggregated.model_ids:
                 style = await read_style_votes(
                     conn, model_ids=aggregated.model_ids, excluded_sessions=excluded
                 )
@@ -289,7 +295,7 @@ class RatingWorker:
         return _Snapshot(screen, aggregated, style)
 
     async def _rate(
-        self, conn: AsyncConnection, snapshot: _Snapshot, clock: _Stopwatch
+        self, conn: AsyncConnection, snapshot: _Snapshot, clock: _Stopwatch, *, history: bool
     ) -> PassReport:
         aggregated = snapshot.aggregated
         screen = snapshot.screen
@@ -318,7 +324,7 @@ class RatingWorker:
         ratio = self._validate(aggregated, report) if self.options.validate else None
         if ratio is not None:
             clock.lap("bootstrap")
-        computed_at = await write_ratings(conn, report.rows)
+        computed_at = await write_ratings(conn, report.rows, history=history)
         clock.lap("write")
         self._warm = _WarmState(aggregated.model_ids, report.fit.theta)
         result = PassReport(
@@ -488,37 +494,62 @@ class RatingWorker:
     # -- the loop ------------------------------------------------------------------------------
 
     async def run_loop(self, stop: asyncio.Event) -> None:
-        """Refit every ``RATING_REFIT_INTERVAL_S`` until ``stop`` is set.
+        """Refit soon after new votes arrive until ``stop`` is set (``arena_rating.trigger``).
 
         Database failures are retried with exponential back-off; a fit that does not converge
-        is retried at the next interval. Other exceptions are bugs and propagate.
+        is retried when the votes change. Other exceptions are bugs and propagate.
         """
-        interval = self.settings.refit_interval_s
-        cap = min(MAX_BACKOFF_S, interval)
+        settings = self.settings
+        trigger = RefitTrigger(settings.min_interval_s, settings.refit_interval_s)
+        poll = min(POLL_S, settings.min_interval_s)
+        cap = min(MAX_BACKOFF_S, settings.refit_interval_s)
         backoff = self.initial_backoff_s
         _log.info(
-            "rating loop started: refit every %g s, full refit every %d refits%s%s",
-            interval,
-            self.settings.full_refit_every,
-            ", style pass on" if self.options.style else "",
+            "rating loop started: refit at most every %g s after new votes, full refit every %d "
+            "refits%s%s",
+            settings.min_interval_s,
+            settings.full_refit_every,
+            f", history{' and style pass' if self.options.style else ''} at most every "
+            f"{settings.refit_interval_s:g} s",
             "" if self.options.anomaly_filter else ", anomaly screen off",
         )
         while not stop.is_set():
-            started = time.monotonic()
+            delay = poll
             try:
-                await self.run_pass()
+                fingerprint = await self._fingerprint()
+                now = time.monotonic()
+                refit = trigger.due(fingerprint, now)
+                if refit is not None:
+                    try:
+                        await self.run_pass(periodic=refit.periodic)
+                    except RatingFitError as exc:
+                        _log.error("refit failed: %s; next attempt after new votes", exc)
+                    trigger.ran(refit, fingerprint, now)
             except DatabaseError as exc:
                 delay = min(backoff, cap)
                 _log.error("%s; retrying in %g s", describe_database_error(exc), delay)
                 backoff = min(backoff * 2, cap)
-            except RatingFitError as exc:
-                delay = interval
-                _log.error("refit failed: %s; next attempt in %g s", exc, delay)
             else:
                 backoff = self.initial_backoff_s
-                delay = max(0.0, interval - (time.monotonic() - started))
             await _sleep_unless_stopped(stop, delay)
         _log.info("rating loop stopped")
+
+    async def _fingerprint(self) -> Fingerprint:
+        with _database_errors():
+            async with self.engine.connect() as conn:
+                return await read_fingerprint(conn)
+
+
+@contextlib.contextmanager
+def _database_errors() -> Iterator[None]:
+    """Raise a driver's or SQLAlchemy's failure as the ``DatabaseError`` it means."""
+    try:
+        yield
+    except (OSError, SQLAlchemyError) as exc:
+        error = database_error(exc)
+        if error is None:
+            raise
+        raise error from exc
 
 
 def describe_database_error(error: DatabaseError) -> str:

@@ -128,8 +128,11 @@ async def _replace_rated(
     return records
 
 
-async def write_ratings(conn: AsyncConnection, rows: RatingRows) -> datetime:
-    """Upsert ``model_ratings`` and append ``model_rating_history`` in one transaction.
+async def write_ratings(
+    conn: AsyncConnection, rows: RatingRows, *, history: bool = True
+) -> datetime:
+    """Upsert ``model_ratings`` and, with ``history``, append ``model_rating_history``, in one
+    transaction.
 
     Returns
     -------
@@ -139,7 +142,7 @@ async def write_ratings(conn: AsyncConnection, rows: RatingRows) -> datetime:
     async with conn.begin():
         computed_at = await _now(conn)
         records = await _replace_rated(conn, model_ratings, _RATING_COLUMNS, rows, computed_at)
-        if records:
+        if records and history:
             await conn.execute(insert(model_rating_history).values(records))
     return computed_at
 

@@ -25,7 +25,7 @@ async def test_served_votes_are_rated_by_the_embedded_rating_process(
         "ARENA_MOCK_TOKENS_PER_SECOND": "0",
         "ARENA_MOCK_TOKENS": "4",
         "ARENA_RATING_WORKER": "embedded",
-        "RATING_REFIT_INTERVAL_S": "1",
+        "RATING_MIN_INTERVAL_S": "1",
     }
     product = ProductProcess(env, free_port(), tmp_path / "serve.log").start()
     try:

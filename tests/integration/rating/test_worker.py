@@ -261,3 +261,37 @@ async def test_rated_games_exclude_skips(db: AsyncEngine) -> None:
     games = sum(r["games"] for r in await _rows(db, tables.model_ratings))
     assert report.skips == skips
     assert games == 2 * (500 - skips)
+
+
+async def _until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "the condition never held"
+        await asyncio.sleep(0.05)
+
+
+async def test_the_loop_refits_soon_after_new_votes_and_never_while_idle(db: AsyncEngine) -> None:
+    models = await _arena(db, 4, 300, seed=21)
+    worker = RatingWorker(db, RatingSettings(min_interval_s=0.2))
+    stop = asyncio.Event()
+    loop = asyncio.create_task(worker.run_loop(stop))
+    try:
+        await _until(lambda: worker.refits == 1)
+        await asyncio.sleep(1.0)  # five looks at an unchanged arena
+        idle_refits = worker.refits
+
+        rng = np.random.default_rng(22)
+        sim = simulate(rng, centred_strengths(rng, 4), 40)
+        async with db.begin() as conn:
+            await insert_votes(conn, models, rows_from_simulation(sim, sim.vote_labels(rng)))
+        await _until(lambda: worker.refits == 2, timeout_s=5.0)
+        games = {r["model_id"]: r["games"] for r in await _rows(db, tables.model_ratings)}
+        history = await _rows(db, tables.model_rating_history)
+    finally:
+        stop.set()
+        await loop
+
+    assert idle_refits == 1
+    assert sum(games.values()) // 2 >= 300  # the second refit saw the new votes too
+    # The quick refit added no history point: those come with the periodic refit (300 s).
+    assert len(history) == 4
