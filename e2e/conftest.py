@@ -84,6 +84,22 @@ def demo_product(
 
 
 @pytest.fixture(scope="session")
+def rated_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """The rating process runs beside the server and refits within 2 s of a vote."""
+    yield from _serving(
+        fresh_database,
+        tmp_path_factory.mktemp("rated"),
+        ARENA_RATING_WORKER="embedded",
+        RATING_MIN_INTERVAL_S=str(RATED_MIN_INTERVAL_S),
+    )
+
+
+RATED_MIN_INTERVAL_S = 2
+
+
+@pytest.fixture(scope="session")
 def slow_product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:

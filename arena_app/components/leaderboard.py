@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from arena_app.state.leaderboard import LeaderboardState
+from arena_app.state.leaderboard import REFRESH_MS, LeaderboardState
 
 
 def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
@@ -43,6 +43,13 @@ def leaderboard() -> rx.Component:
                 size="1",
                 width="100%",
                 data_testid="leaderboard",
+            ),
+            # The standings move without a reload: a timer that renders nothing.
+            rx.moment(
+                interval=REFRESH_MS,
+                format="x",
+                on_change=LeaderboardState.refresh,
+                display="none",
             ),
             width="100%",
         ),

@@ -5,7 +5,22 @@ from __future__ import annotations
 import reflex as rx
 
 from arena_app.components.live_tail import live_tail
-from arena_app.state.arena import LivePane
+from arena_app.state.arena import ArenaState, LivePane
+
+
+def copy_button(label: str, on_click: rx.EventType[()], testid: str) -> rx.Component:
+    return rx.tooltip(
+        rx.icon_button(
+            rx.icon("copy", size=14),
+            variant="ghost",
+            size="1",
+            color_scheme="gray",
+            on_click=on_click,
+            aria_label=label,
+            data_testid=testid,
+        ),
+        content="Copy (Markdown)",
+    )
 
 
 def answer(text: rx.Var[str], class_name: str | rx.Var[str] = "arena-answer") -> rx.Component:
@@ -45,6 +60,12 @@ def pane(
                 rx.cond(
                     streaming & ~done,
                     rx.text("writing…", size="1", color_scheme="gray"),
+                ),
+                rx.cond(
+                    done,
+                    copy_button(
+                        f"Copy answer {slot}", ArenaState.copy_answer(slot), f"copy-{slot}"
+                    ),
                 ),
                 width="100%",
                 align="center",
@@ -95,13 +116,22 @@ def past_turn(turn: rx.Var[dict[str, str]]) -> rx.Component:
         rx.vstack(
             rx.text(turn["prompt"], weight="medium"),
             rx.grid(
-                rx.box(
-                    rx.text(turn["reveal_a"], size="1", color_scheme="gray"),
-                    answer(turn["a"]),
-                ),
-                rx.box(
-                    rx.text(turn["reveal_b"], size="1", color_scheme="gray"),
-                    answer(turn["b"]),
+                *(
+                    rx.box(
+                        rx.hstack(
+                            rx.text(turn[f"reveal_{x}"], size="1", color_scheme="gray"),
+                            rx.spacer(),
+                            copy_button(
+                                f"Copy answer {x.upper()}",
+                                rx.set_clipboard(turn[x]),
+                                f"copy-past-{x}",
+                            ),
+                            width="100%",
+                            align="center",
+                        ),
+                        answer(turn[x]),
+                    )
+                    for x in ("a", "b")
                 ),
                 columns=rx.breakpoints(initial="1", md="2"),
                 spacing="3",

@@ -38,6 +38,26 @@ def _templates() -> rx.Component:
     )
 
 
+# Enter sends, as in every chat UI; Shift+Enter is a new line. Never while an input method is
+# composing (Enter then picks a candidate), and never while a round streams (the Send button is
+# not there). The debounced box sends its value on Enter before this runs (react-debounce-input's
+# forceNotifyByEnter), so the round starts with everything typed.
+ENTER_SENDS = """
+if (!window.__arenaEnterSends) {
+  window.__arenaEnterSends = true;
+  document.addEventListener('keydown', (e) => {
+    if (e.key !== 'Enter' || e.shiftKey || e.isComposing || e.keyCode === 229) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const box = e.target;
+    if (!box || !box.matches || !box.matches('textarea[data-testid="prompt"]')) return;
+    e.preventDefault();
+    const send = document.querySelector('[data-testid="send"]');
+    if (send && !send.disabled && box.value.trim() !== '') send.click();
+  });
+}
+"""
+
+
 def _prompt_box() -> rx.Component:
     return rx.vstack(
         rx.text_area(
@@ -53,6 +73,17 @@ def _prompt_box() -> rx.Component:
         rx.hstack(
             _templates(),
             rx.spacer(),
+            rx.cond(
+                ArenaState.has_round & ~ArenaState.streaming,
+                rx.button(
+                    rx.icon("refresh-cw", size=14),
+                    "New round, same prompt",
+                    variant="ghost",
+                    size="2",
+                    on_click=ArenaState.same_prompt,
+                    data_testid="same-prompt",
+                ),
+            ),
             rx.cond(
                 ArenaState.turns.length() > 0,
                 rx.button(
@@ -143,4 +174,5 @@ def index() -> rx.Component:
             width="100%",
         ),
         rx.script(SHORTCUTS),
+        rx.script(ENTER_SENDS),
     )

@@ -10,6 +10,7 @@ import reflex as rx
 from arena_app import routes
 from arena_app.components.layout import layout
 from arena_app.state.insights import OUTCOME_KEYS, InsightsState
+from arena_app.state.leaderboard import REFRESH_MS
 
 COLORS = ("#3e63dd", "#e5484d", "#30a46c", "#f76b15", "#8e4ec6", "#12a594", "#ffc53d", "#d6409f")
 OUTCOME_COLORS = dict(
@@ -164,7 +165,10 @@ def _tab_grid(*cards: rx.Component) -> rx.Component:
 
 def rankings_tab() -> rx.Component:
     s = InsightsState
+    # The standings move without a reload: a timer that renders nothing.
+    timer = rx.moment(interval=REFRESH_MS, format="x", on_change=s.refresh_rankings, display="none")
     return _tab_grid(
+        timer,
         _card(
             "Win rate",
             "No votes yet.",

@@ -388,6 +388,26 @@ class ArenaState(rx.State):
         return LeaderboardState.load
 
     @rx.event
+    async def copy_answer(self, slot: str) -> Any:
+        """Put an answer's Markdown source, as the model wrote it, on the clipboard."""
+        if slot not in SLOTS:
+            return None
+        pane_a, pane_b = await self._panes()
+        pane = pane_a if slot == "A" else pane_b
+        if not pane._text:
+            return None
+        return [rx.set_clipboard(pane._text), rx.toast.success(f"Answer {slot} copied")]
+
+    @rx.event
+    async def same_prompt(self) -> Any:
+        """A fresh matchup (a new draw of the pair) on the prompt of the round on screen."""
+        if self.streaming or not self._last_prompt:
+            return None
+        self.prompt = self._last_prompt
+        self.continuable = False
+        return ArenaState.send
+
+    @rx.event
     def copy_share_link(self) -> Any:
         if not self.vote_cast:
             return None

@@ -81,31 +81,41 @@ class InsightsState(rx.State):
     async def _summary(self) -> None:
         view = await services().reads.analytics_summary()
         decisive = view.slot_a_wins + view.slot_b_wins
-        self.has_votes = view.total_votes > 0
-        self.has_fit = view.rating_components is not None
-        self.summary = [
-            {"label": "Votes", "value": f"{view.total_votes:,}"},
-            {"label": "Models", "value": str(view.enabled_models)},
-            {
-                "label": "Pairs sampled",
-                "value": f"{view.enabled_pairs_sampled} of {view.pairs_possible}",
-            },
-            {
-                "label": "Components",
-                "value": "—" if view.rating_components is None else str(view.rating_components),
-            },
-            {
-                "label": "Decisive A / B",
-                "value": f"{_pct(view.slot_a_wins, decisive):.0f}% / "
-                f"{_pct(view.slot_b_wins, decisive):.0f}%",
-            },
-        ]
+        self._update(
+            has_votes=view.total_votes > 0,
+            has_fit=view.rating_components is not None,
+            summary=[
+                {"label": "Votes", "value": f"{view.total_votes:,}"},
+                {"label": "Models", "value": str(view.enabled_models)},
+                {
+                    "label": "Pairs sampled",
+                    "value": f"{view.enabled_pairs_sampled} of {view.pairs_possible}",
+                },
+                {
+                    "label": "Components",
+                    "value": "—" if view.rating_components is None else str(view.rating_components),
+                },
+                {
+                    "label": "Decisive A / B",
+                    "value": f"{_pct(view.slot_a_wins, decisive):.0f}% / "
+                    f"{_pct(view.slot_b_wins, decisive):.0f}%",
+                },
+            ],
+        )
 
     @rx.event
     async def load_rankings(self) -> None:
+        await self._rankings()
+
+    @rx.event
+    async def refresh_rankings(self, _now: str = "") -> None:
+        """The rankings tab's timer: the standings move without a reload."""
+        await self._rankings()
+
+    async def _rankings(self) -> None:
         await self._summary()
         board = await services().reads.leaderboard()
-        self.rankings = [
+        rankings = [
             {
                 "name": m.display_name,
                 "win_rate": round(m.win_rate * 100, 1),
@@ -116,7 +126,7 @@ class InsightsState(rx.State):
             }
             for m in board.models
         ]
-        self.rated = [
+        rated = [
             {
                 "name": m.display_name,
                 "rating": round(m.rating, 1),
@@ -133,7 +143,7 @@ class InsightsState(rx.State):
             for m in board.models
             if m.rating is not None and m.style_controlled_rating is not None
         ]
-        self.styled = [
+        styled = [
             _dumbbell_row(
                 m.display_name,
                 default=m.rating or 0,
@@ -143,11 +153,21 @@ class InsightsState(rx.State):
         ]
         by_default = sorted(both, key=lambda m: -(m.rating or 0))
         by_style = sorted(both, key=lambda m: -(m.style_controlled_rating or 0))
-        self.bump_names = [m.display_name for m in by_default]
-        self.bump = [
+        bump_names = [m.display_name for m in by_default]
+        bump = [
             {"stage": "Default", **{m.display_name: i for i, m in enumerate(by_default, 1)}},
             {"stage": "Style-controlled", **{m.display_name: i for i, m in enumerate(by_style, 1)}},
         ]
+        self._update(
+            rankings=rankings, rated=rated, styled=styled, bump_names=bump_names, bump=bump
+        )
+
+    def _update(self, **values: Any) -> None:
+        """Set what changed only: Reflex sends every var that was set, and a chart that gets
+        its data again draws itself again."""
+        for name, value in values.items():
+            if getattr(self, name) != value:
+                setattr(self, name, value)
 
     @rx.event
     async def load_head_to_head(self) -> None:

@@ -6,6 +6,10 @@ import reflex as rx
 
 from arena_app.backend import services
 
+#: How often an open page asks for the standings (the rating process refits within
+#: ``RATING_MIN_INTERVAL_S`` of a vote; a page shows it at most this much later).
+REFRESH_MS = 3000
+
 
 class LeaderboardState(rx.State):
     rows: list[dict[str, str]] = []
@@ -14,6 +18,14 @@ class LeaderboardState(rx.State):
 
     @rx.event
     async def load(self) -> None:
+        await self._load()
+
+    @rx.event
+    async def refresh(self, _now: str = "") -> None:
+        """The page's timer: read the standings again, and send the page only what changed."""
+        await self._load()
+
+    async def _load(self) -> None:
         board = await services().reads.leaderboard()
         rows = []
         for index, model in enumerate(board.models, start=1):
@@ -39,6 +51,11 @@ class LeaderboardState(rx.State):
                     ),
                 }
             )
-        self.rows = rows
-        self.rated = any(m.rating is not None for m in board.models)
-        self.loaded = True
+        rated = any(m.rating is not None for m in board.models)
+        # Reflex sends every var that was set, changed or not: an unchanged board costs nothing.
+        if rows != self.rows:
+            self.rows = rows
+        if rated != self.rated:
+            self.rated = rated
+        if not self.loaded:
+            self.loaded = True

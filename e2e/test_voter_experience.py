@@ -1,0 +1,119 @@
+"""What a voter knows from other chat UIs: Enter sends, copy, another round on the same prompt,
+and standings that move without a reload."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import asyncpg
+import pytest
+from playwright.async_api import Page, expect
+
+from e2e.conftest import RATED_MIN_INTERVAL_S, screenshot
+from e2e.test_arena_ui import STREAM_TIMEOUT, _ask, _open, _wait_votable
+from tests.support import ProductProcess
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+async def test_enter_sends_and_shift_enter_starts_a_new_line(
+    product: ProductProcess, page: Page
+) -> None:
+    await _open(page, product.url + "/")
+    box = page.get_by_test_id("prompt")
+    await box.click()
+
+    await page.keyboard.type("First line")
+    await page.keyboard.press("Shift+Enter")
+    await page.keyboard.type("second line")
+
+    await expect(box).to_have_value("First line\nsecond line")
+    await expect(page.get_by_test_id("pane-A")).to_be_hidden()
+
+    await page.keyboard.press("Enter")
+
+    await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
+    await _wait_votable(page)
+    await expect(box).to_have_value("")
+
+
+async def test_enter_on_an_empty_box_sends_nothing(product: ProductProcess, page: Page) -> None:
+    await _open(page, product.url + "/")
+    await page.get_by_test_id("prompt").click()
+
+    await page.keyboard.press("Enter")
+
+    await page.wait_for_timeout(500)
+    await expect(page.get_by_test_id("pane-A")).to_be_hidden()
+
+
+async def test_copy_puts_the_answers_markdown_source_on_the_clipboard(
+    markdown_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, markdown_product.url + "/")
+    await _ask(page, "Show me some Markdown")
+    await _wait_votable(page)
+
+    await page.get_by_test_id("copy-A").click()
+
+    await expect(page.get_by_text("Answer A copied")).to_be_visible()
+    copied = await page.evaluate("navigator.clipboard.readText()")
+    conn = await asyncpg.connect(markdown_product.env["DATABASE_URL"])
+    try:
+        stored = await conn.fetchval(
+            "SELECT content FROM responses WHERE slot = 'A' ORDER BY created_at DESC LIMIT 1"
+        )
+    finally:
+        await conn.close()
+    assert copied == stored
+    assert "**bold**" in copied and "```" in copied  # the source, not the rendered text
+
+
+async def test_a_new_round_on_the_same_prompt_is_a_fresh_matchup(
+    product: ProductProcess, page: Page
+) -> None:
+    await _open(page, product.url + "/")
+    await _ask(page, "Ask it again")
+    await _wait_votable(page)
+    await page.get_by_test_id("vote-left").click()
+    await expect(page.get_by_test_id("reveal-A")).to_be_visible()
+    conn = await asyncpg.connect(product.env["DATABASE_URL"])
+    try:
+        before = await conn.fetchval("SELECT count(*) FROM matchups")
+
+        await page.get_by_test_id("same-prompt").click()
+
+        await _wait_votable(page)
+        await expect(page.get_by_test_id("reveal-A")).to_have_count(0)
+        rows = await conn.fetch("SELECT m.id FROM matchups m ORDER BY m.created_at DESC LIMIT 2")
+        prompts = await conn.fetch(
+            "SELECT t.prompt FROM turns t WHERE t.matchup_id = ANY($1::uuid[])",
+            [r["id"] for r in rows],
+        )
+        after = await conn.fetchval("SELECT count(*) FROM matchups")
+    finally:
+        await conn.close()
+    assert after == before + 1
+    assert [p["prompt"] for p in prompts] == ["Ask it again", "Ask it again"]
+    await expect(page.get_by_test_id("past-turn")).to_have_count(0)  # a new conversation
+
+
+async def test_a_vote_moves_the_open_pages_leaderboard_without_a_reload(
+    rated_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, rated_product.url + "/")
+    board = page.get_by_test_id("leaderboard")
+    await expect(page.get_by_text("win rate (no fit yet)")).to_be_visible()
+    await _ask(page, "Rate this")
+    await _wait_votable(page)
+
+    await page.get_by_test_id("vote-right").click()
+    voted = time.monotonic()
+
+    await expect(page.get_by_text("rating ± 95% CI")).to_be_visible(
+        timeout=(RATED_MIN_INTERVAL_S + 5) * 1000
+    )
+    assert time.monotonic() - voted <= RATED_MIN_INTERVAL_S + 5
+    await expect(board.get_by_text(re.compile(r"^\d{3,4} ± \d+$"))).to_have_count(2)
+    await screenshot(page, "arena-leaderboard-rated-live")
