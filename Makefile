@@ -11,7 +11,9 @@ export REFLEX_USE_SYSTEM_BUN := 1
 
 .PHONY: setup run test lint e2e bench clean integration-openwebui
 
-setup: $(VENV)/.installed $(BUN)
+AXE   := $(TOOLS)/node_modules/axe-core/axe.min.js
+
+setup: $(VENV)/.installed $(BUN) $(AXE)
 
 $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -22,6 +24,10 @@ $(VENV)/.installed: pyproject.toml
 $(BUN):
 	@mkdir -p $(TOOLS)
 	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error bun@1
+
+# axe-core checks the pages' accessibility in the browser tests.
+$(AXE): $(BUN)
+	cd $(TOOLS) && npm install --no-audit --no-fund --loglevel=error axe-core@4
 
 /usr/bin/chromium:
 	@echo "installing Debian's chromium for the browser tests"

@@ -23,7 +23,9 @@ def layout(*children: rx.Component) -> rx.Component:
             _nav_link("Arena", routes.ARENA),
             _nav_link("Insights", routes.INSIGHTS),
             rx.spacer(),
-            rx.color_mode.button(data_testid="theme-toggle"),
+            rx.color_mode.button(
+                aria_label="Switch between light and dark", data_testid="theme-toggle"
+            ),
             align="center",
             spacing="5",
             padding_x="1.5em",

@@ -54,4 +54,6 @@ def leaderboard() -> rx.Component:
             width="100%",
         ),
         width="100%",
+        role="region",
+        aria_label="Leaderboard",
     )

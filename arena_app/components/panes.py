@@ -108,6 +108,8 @@ def pane(
             align="start",
         ),
         width="100%",
+        role="region",
+        aria_label=f"Answer {slot}",
     )
 
 

@@ -79,4 +79,15 @@ def vote_bar() -> rx.Component:
         # Mounted with the panes and hidden when the round is not votable: a bar that mounted
         # when the round's id arrived would render beside its first tokens and delay them.
         display=rx.cond(ArenaState.shows_votes, "flex", "none"),
+        # While the round can be voted on, the bar stays at the bottom of the screen: on a
+        # phone the answers stack, and nobody should scroll past a whole answer to vote.
+        position=rx.cond(ArenaState.votable, "sticky", "static"),
+        bottom="0",
+        z_index="2",
+        padding_y="0.75em",
+        background_color=rx.color("gray", 1),
+        border_top=rx.cond(ArenaState.votable, f"1px solid {rx.color('gray', 5)}", "none"),
+        role="group",
+        aria_label="Your vote",
+        data_testid="vote-bar",
     )

@@ -113,6 +113,7 @@ def _prompt_box() -> rx.Component:
             ),
             width="100%",
             align="center",
+            wrap="wrap",
         ),
         width="100%",
     )
@@ -172,6 +173,13 @@ def index() -> rx.Component:
             columns=rx.breakpoints(initial="1", lg="3fr 1fr"),
             spacing="5",
             width="100%",
+        ),
+        # Announced politely by screen readers: the round's steps, not every token.
+        rx.box(
+            ArenaState.announcement,
+            aria_live="polite",
+            class_name="arena-sr-only",
+            data_testid="announcer",
         ),
         rx.script(SHORTCUTS),
         rx.script(ENTER_SENDS),

@@ -126,6 +126,27 @@ class ArenaState(rx.State):
         return self.votable and self.done_a and self.done_b and not self.vote_cast
 
     @rx.var
+    def announcement(self) -> str:
+        """What a screen reader hears, politely: the round's steps, never its tokens."""
+        if self.vote_cast:
+            return (
+                f"Vote recorded: {self.outcome}. Model A was {self.reveal_a}, "
+                f"model B was {self.reveal_b}."
+            )
+        slots = (("A", self.error_a, self.done_a), ("B", self.error_b, self.done_b))
+        failed = [f"Answer {slot} failed." for slot, error, _ in slots if error]
+        if self.done_a and self.done_b:
+            if self.votable:
+                return " ".join([*failed, "Both answers are in. Vote with the keys 1 to 5."])
+            return " ".join([*failed, "The answers are in."])
+        if self.streaming:
+            done = [
+                f"Answer {s} is complete." for s, d in (("A", self.done_a), ("B", self.done_b)) if d
+            ]
+            return " ".join(["Two anonymous answers are being written.", *failed, *done])
+        return ""
+
+    @rx.var
     def outcome(self) -> str:
         return VOTE_LABELS.get(self.vote_cast, "")
 
