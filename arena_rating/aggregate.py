@@ -41,6 +41,7 @@ from sqlalchemy import (
     bindparam,
     case,
     cast,
+    exists,
     extract,
     func,
     literal,
@@ -183,10 +184,17 @@ def _unknown_vote() -> ColumnElement[bool]:
     return preferences.c.vote.not_in(VOTE_LABELS)
 
 
+async def named_votes_exist(conn: AsyncConnection) -> bool:
+    """Whether any named side-by-side round exists (a look at a partial index, not a scan)."""
+    query = select(exists().where(matchups.c.mode == "named"))
+    return bool((await conn.execute(query)).scalar_one())
+
+
 async def read_pair_counts(
-    conn: AsyncConnection, *, excluded_sessions: Sequence[str] = ()
+    conn: AsyncConnection, *, excluded_sessions: Sequence[str] = (), include_named: bool = False
 ) -> AggregatedVotes:
-    """Aggregate every vote into canonical pair counts with one ``GROUP BY``.
+    """Aggregate every blind vote (with ``include_named``, the named rounds' votes too) into
+    canonical pair counts with one ``GROUP BY``.
 
     Raises
     ------
@@ -216,6 +224,8 @@ async def read_pair_counts(
         .select_from(joined)
         .group_by(func.least(a, b), func.greatest(a, b))
     )
+    if not include_named:
+        query = query.where(matchups.c.mode != "named")
     rows = (await conn.execute(query)).all()
     unknown = sum(r.unknown for r in rows)
     if unknown:
@@ -345,7 +355,7 @@ async def read_style_votes(
             packed("int4send", ra.c.stream_duration_ms - rb.c.stream_duration_ms).label("duration"),
         )
         .select_from(joined)
-        .where(vote != "skip")
+        .where(vote != "skip", matchups.c.mode != "named")  # the style pass is blind only
     )
     row = (await conn.execute(query)).one()
     if row.unknown:

@@ -50,6 +50,7 @@ from arena_rating.aggregate import (
     AggregatedVotes,
     StyleRows,
     begin_snapshot,
+    named_votes_exist,
     read_pair_counts,
     read_session_stats,
     read_style_votes,
@@ -68,7 +69,7 @@ from arena_rating.report import (
 )
 from arena_rating.style import STYLE_FEATURES, STYLE_UNITS, StyleVotes, fit_style
 from arena_rating.trigger import Fingerprint, RefitTrigger, read_fingerprint
-from arena_rating.writeback import rating_lock, write_ratings, write_style
+from arena_rating.writeback import rating_lock, write_population, write_ratings, write_style
 
 __all__ = [
     "DRIFT_WARNING_SE",
@@ -88,6 +89,8 @@ _log = logging.getLogger(f"{LOGGER_NAME}.worker")
 DRIFT_WARNING_SE = 0.5
 INITIAL_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 60.0
+#: The population of ``model_population_ratings`` that adds the named rounds' votes.
+WITH_NAMED = "with_named"
 #: How often the loop asks whether votes changed (or the minimum interval, if shorter).
 POLL_S = 1.0
 #: Excluded sessions named one by one in the log; the rest are counted.
@@ -191,6 +194,8 @@ class _Snapshot:
     screen: ScreenResult | None
     aggregated: AggregatedVotes
     style: StyleRows | None
+    #: The blind votes and the named rounds' (None when no named round exists).
+    with_named: AggregatedVotes | None = None
 
 
 class _Stopwatch:
@@ -283,6 +288,12 @@ class RatingWorker:
                 clock.lap("screen")
             aggregated = await read_pair_counts(conn, excluded_sessions=excluded)
             clock.lap("aggregate")
+            with_named = None
+            if await named_votes_exist(conn):
+                with_named = await read_pair_counts(
+                    conn, excluded_sessions=excluded, include_named=True
+                )
+                clock.lap("aggregate_with_named")
             style = None
             if with_style and aggregated.model_ids:
                 style = await read_style_votes(
@@ -292,7 +303,7 @@ class RatingWorker:
         if screen is not None:
             _log_screen(screen, already=self._excluded_before)
             self._excluded_before = set(screen.flagged_ids)
-        return _Snapshot(screen, aggregated, style)
+        return _Snapshot(screen, aggregated, style, with_named)
 
     async def _rate(
         self, conn: AsyncConnection, snapshot: _Snapshot, clock: _Stopwatch, *, history: bool
@@ -302,6 +313,7 @@ class RatingWorker:
         sessions = (
             (screen.stats.n_sessions, int(screen.flagged.sum())) if screen is not None else (0, 0)
         )
+        await self._population_pass(conn, snapshot.with_named, clock)
         if not aggregated.model_ids:
             _log.info(
                 "no comparisons to rate yet (%s votes read, %s skips); nothing written",
@@ -355,6 +367,30 @@ class RatingWorker:
             clock.lap("style")
             result = dataclasses.replace(result, style=style, timings=dict(clock.laps))
         return result
+
+    async def _population_pass(
+        self, conn: AsyncConnection, with_named: AggregatedVotes | None, clock: _Stopwatch
+    ) -> None:
+        """Fit the blind votes with the named rounds' (cold: it is small next to the blind fit
+        and has no warm state of its own), for the leaderboard that includes them."""
+        rows = None
+        if with_named is not None and with_named.model_ids:
+            ridge = self.settings.rating_ridge
+            fit = fit_rao_kupper(with_named.counts, l2_penalty=ridge)
+            rows = summarise_pairs(
+                with_named.model_ids,
+                with_named.counts,
+                fit,
+                l2_penalty=ridge,
+                confidence_level=self.options.confidence_level,
+            ).rows
+            _log.info(
+                "with named rounds: %s votes, %d models",
+                f"{with_named.votes:,}",
+                len(rows.model_ids),
+            )
+        await write_population(conn, WITH_NAMED, rows)
+        clock.lap("with_named")
 
     def _fit_default(
         self, aggregated: AggregatedVotes, mode: RefitMode, clock: _Stopwatch

@@ -27,6 +27,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from arena_api.db.tables import (
+    model_population_ratings,
     model_rating_history,
     model_ratings,
     model_style_ratings,
@@ -145,6 +146,28 @@ async def write_ratings(
         if records and history:
             await conn.execute(insert(model_rating_history).values(records))
     return computed_at
+
+
+async def write_population(conn: AsyncConnection, population: str, rows: RatingRows | None) -> None:
+    """Make ``model_population_ratings`` hold exactly ``rows`` for ``population`` (none: clear
+    it), in one transaction."""
+    table = model_population_ratings
+    async with conn.begin():
+        computed_at = await _now(conn)
+        await conn.execute(delete(table).where(table.c.population == population))
+        records = [
+            {
+                "population": population,
+                "model_id": r["model_id"],
+                **{column: r[field] for field, column in _RATING_COLUMNS.items()},
+                "component_id": r["component_id"],
+                "games": r["games"],
+                "computed_at": computed_at,
+            }
+            for r in (rows.records() if rows is not None else [])
+        ]
+        if records:
+            await conn.execute(insert(table).values(records))
 
 
 async def write_style(

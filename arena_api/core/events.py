@@ -25,6 +25,7 @@ __all__ = [
     "MatchupDone",
     "MatchupStarted",
     "PublicEvent",
+    "NamedModel",
     "RoundMode",
     "RunError",
     "SLOT_ERROR_MARKER",
@@ -36,7 +37,7 @@ __all__ = [
     "TokenCountSource",
 ]
 
-RoundMode = Literal["matchup", "single", "shadow"]
+RoundMode = Literal["matchup", "single", "shadow", "named"]
 
 #: Marks a failed slot's closing text on protocols that have nothing but text for it (OpenAI
 #: chunks, AG-UI messages, an Open WebUI answer), so a reader can tell it from a model's words.
@@ -114,9 +115,18 @@ class _Public(BaseModel):
         return self.model_dump_json(by_alias=True, exclude_none=True)
 
 
+class NamedModel(_Public):
+    """A model a named side-by-side round shows from its start."""
+
+    id: str
+    display_name: str
+
+
 class MatchupStarted(_Public):
     """First event of every round. ``matchup_token``/``conversation_id``/``turn_index`` are
-    omitted when the round has nothing behind them (a ``single`` round; no token on shadow)."""
+    omitted when the round has nothing behind them (a ``single`` round; no token on shadow).
+    ``models`` names both slots' models in a ``named`` round only: every other round is blind
+    until its vote."""
 
     type: Literal["matchup_started"] = "matchup_started"
     matchup_id: str
@@ -126,6 +136,7 @@ class MatchupStarted(_Public):
     slots: tuple[Slot, ...] = Field(min_length=1, max_length=2)
     mode: RoundMode
     votable: bool
+    models: dict[Slot, NamedModel] | None = None
 
     def header(self) -> str:
         """The ``x-arena-matchup`` header: this event as JSON, minus its ``type``."""

@@ -214,7 +214,7 @@ class LeaderboardRecords:
 
 
 class LeaderboardPort(Protocol):
-    async def leaderboard(self) -> LeaderboardRecords:
+    async def leaderboard(self, *, include_named: bool = False) -> LeaderboardRecords:
         """Enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes DESC, name;
         the style coefficients and (only when there are coefficients) their spread.
 

@@ -27,7 +27,7 @@ __all__ = [
 Vote = Literal["left", "right", "both_good", "both_bad", "skip"]
 VOTES: tuple[Vote, ...] = ("left", "right", "both_good", "both_bad", "skip")
 DECISIVE_VOTES: frozenset[str] = frozenset({"left", "right"})
-StoredMode = Literal["blind", "shadow"]
+StoredMode = Literal["blind", "shadow", "named"]
 
 
 def winner_slot(vote: str | None) -> Slot | None:

@@ -7,9 +7,17 @@ import json
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 from pydantic.alias_generators import to_camel
 
 from arena_api.core.errors import InvalidRequest
@@ -41,6 +49,9 @@ class _Command(BaseModel):
 CommandT = TypeVar("CommandT", bound=_Command)
 
 
+ModelId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+
+
 class ChatRequest(_Command):
     """``POST /api/arena/chat``'s own body (the other protocols' bodies are mapped onto it)."""
 
@@ -49,11 +60,28 @@ class ChatRequest(_Command):
     conversation_id: uuid.UUID | None = None
     arena: bool | None = None
     join_key: str | None = Field(default=None, min_length=1, max_length=200)
+    #: ``named``: a side-by-side round of the two ``models`` (roster ids), named from the start.
+    mode: Literal["blind", "named"] = "blind"
+    models: tuple[ModelId, ModelId] | None = Field(default=None, validate_default=True)
 
     @field_validator("prompt", mode="before")
     @classmethod
     def _trim(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("models")
+    @classmethod
+    def _two_for_named(
+        cls, value: tuple[str, str] | None, info: ValidationInfo
+    ) -> tuple[str, str] | None:
+        named = info.data.get("mode") == "named"
+        if named and value is None:
+            raise ValueError("mode 'named' needs the two models' ids")
+        if not named and value is not None:
+            raise ValueError("models are picked only in mode 'named'")
+        if value is not None and value[0] == value[1]:
+            raise ValueError("the two models must differ")
+        return value
 
 
 class VoteRequest(_Command):

@@ -202,6 +202,8 @@ class LeaderboardView(View):
     components: Components
     style_control: StyleControl
     models: list[LeaderboardEntry]
+    #: Whether the ratings count the votes of named side-by-side rounds (``?include=named``).
+    named_votes: Literal["excluded", "included"] = "excluded"
 
 
 # -- analytics (``GET /api/arena/analytics/*``) --------------------------------------------------

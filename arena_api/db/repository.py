@@ -13,7 +13,7 @@ import asyncpg
 from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from sqlalchemy.sql import Select
+from sqlalchemy.sql import FromClause, Select
 
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
@@ -38,6 +38,7 @@ from arena_api.db.answers import AnswerWriter
 from arena_api.db.tables import (
     conversations,
     matchups,
+    model_population_ratings,
     model_ratings,
     model_style_ratings,
     model_vote_stats,
@@ -440,13 +441,19 @@ class PostgresRepository:
         self._snapshot = (now, snapshot)
         return snapshot
 
-    async def leaderboard(self) -> LeaderboardRecords:
+    async def leaderboard(self, *, include_named: bool = False) -> LeaderboardRecords:
         """Enabled models with their vote records and (when rated) both ratings, plus the style
         coefficients and the spread of the style deltas between enabled models.
 
         Sorted rating DESC NULLS LAST, then wins DESC, total votes DESC, display name. Reads
         only counters and rating rows: its cost does not grow with the stored votes.
         """
+        rated: FromClause = model_ratings
+        if include_named:
+            async with self._engine.connect() as conn:
+                with_named = await _with_named_ratings(conn)
+            if with_named is not None:
+                rated = with_named
         wins = func.coalesce(model_vote_stats.c.wins, 0)
         losses = func.coalesce(model_vote_stats.c.losses, 0)
         ties = func.coalesce(model_vote_stats.c.ties, 0)
@@ -458,12 +465,12 @@ class PostgresRepository:
                 losses.label("losses"),
                 ties.label("ties"),
                 skips.label("skips"),
-                model_ratings.c.rating,
-                model_ratings.c.rating_stderr,
-                model_ratings.c.ci_lower,
-                model_ratings.c.ci_upper,
-                model_ratings.c.component_id,
-                model_ratings.c.games,
+                rated.c.rating,
+                rated.c.rating_stderr,
+                rated.c.ci_lower,
+                rated.c.ci_upper,
+                rated.c.component_id,
+                rated.c.games,
                 model_style_ratings.c.component_id.label("style_component_id"),
                 model_style_ratings.c.style_controlled_rating,
                 model_style_ratings.c.style_controlled_stderr,
@@ -472,11 +479,11 @@ class PostgresRepository:
             )
             .select_from(models)
             .outerjoin(model_vote_stats, model_vote_stats.c.model_id == models.c.id)
-            .outerjoin(model_ratings, model_ratings.c.model_id == models.c.id)
+            .outerjoin(rated, rated.c.model_id == models.c.id)
             .outerjoin(model_style_ratings, model_style_ratings.c.model_id == models.c.id)
             .where(models.c.enabled)
             .order_by(
-                model_ratings.c.rating.desc().nulls_last(),
+                rated.c.rating.desc().nulls_last(),
                 wins.desc(),
                 (wins + losses + ties + skips).desc(),
                 models.c.display_name,
@@ -533,6 +540,16 @@ _SPREAD_COLUMNS = {
     "latency_ttft": "ttft",
     "latency_duration": "duration",
 }
+
+
+async def _with_named_ratings(conn: AsyncConnection) -> FromClause | None:
+    """The fit that adds the named rounds' votes to the blind ones; None until a named round
+    was rated (the population is then the blind one)."""
+    pop = model_population_ratings
+    population = select(pop).where(pop.c.population == "with_named")
+    if (await conn.execute(select(population.exists()))).scalar_one():
+        return population.subquery("rated")
+    return None
 
 
 async def _style_spread(conn: AsyncConnection) -> StyleSpread:

@@ -32,6 +32,7 @@ __all__ = [
     "external_chats",
     "matchups",
     "metadata",
+    "model_population_ratings",
     "model_rating_history",
     "model_ratings",
     "model_style_ratings",
@@ -111,7 +112,9 @@ matchups = Table(
     _created_at(),
     CheckConstraint("model_a_id <> model_b_id", name="distinct_models"),
     CheckConstraint("slot_a_model_id <> slot_b_model_id", name="distinct_slots"),
-    CheckConstraint("mode IN ('blind', 'shadow')", name="mode"),
+    CheckConstraint("mode IN ('blind', 'shadow', 'named')", name="mode"),
+    # Lets the rating process ask whether any named round exists without reading the rest.
+    Index("matchups_named_idx", "id", postgresql_where=text("mode = 'named'")),
 )
 
 responses = Table(
@@ -244,6 +247,18 @@ model_ratings = Table(
     metadata,
     _rated_model_fk(primary_key=True),
     *_rating_columns(),
+    *_rating_checks(),
+)
+
+# The fit of another population of votes than the blind one ``model_ratings`` holds:
+# ``with_named``, the blind votes and those of named side-by-side rounds.
+model_population_ratings = Table(
+    "model_population_ratings",
+    metadata,
+    Column("population", Text, primary_key=True),
+    _rated_model_fk(primary_key=True),
+    *_rating_columns(),
+    CheckConstraint("population IN ('with_named')", name="population"),
     *_rating_checks(),
 )
 

@@ -46,7 +46,14 @@ async def conversation(request: Request) -> JSONResponse:
 
 
 async def leaderboard(request: Request) -> JSONResponse:
-    return JSONResponse((await _reads(request).leaderboard()).wire())
+    """``?include=named`` rates the named side-by-side rounds' votes with the blind ones."""
+    include = request.query_params.get("include")
+    if include not in (None, "named"):
+        raise InvalidRequest(
+            "include must be 'named' or absent", details={"include": ["must be 'named'"]}
+        )
+    view = await _reads(request).leaderboard(include_named=include == "named")
+    return JSONResponse(view.wire())
 
 
 routes: list[BaseRoute] = [

@@ -74,11 +74,12 @@ class ReadService:
             matchup_id=str(record.id),
             conversation_id=str(record.conversation_id) if record.conversation_id else None,
             turn_index=record.turn_index,
-            mode="matchup",
-            votable=record.vote is None and record.mode == "blind",
+            mode="named" if record.mode == "named" else "matchup",
+            votable=record.vote is None and record.mode != "shadow",
             continuable=record.vote in DECISIVE_VOTES,
             vote=record.vote,
-            models=reveal(record) if record.vote is not None else None,
+            # A blind round is revealed by its vote; a named one was named from its start.
+            models=reveal(record) if record.vote is not None or record.mode == "named" else None,
         )
 
     async def shared_matchup(self, matchup_id: uuid.UUID) -> SharedMatchupView:
@@ -121,25 +122,27 @@ class ReadService:
                     turn_index=t.turn_index,
                     matchup_id=str(t.matchup_id),
                     prompt=t.prompt,
-                    votable=t.vote is None and t.mode == "blind",
+                    votable=t.vote is None and t.mode != "shadow",
                     vote=t.vote,
                     answers=[
                         AnswerView(slot=a.slot, content=a.content, error=a.error) for a in t.answers
                     ],
-                    models=reveal(t) if t.vote is not None else None,
+                    models=reveal(t) if t.vote is not None or t.mode == "named" else None,
                 )
                 for t in record.turns
             ],
         )
 
-    async def leaderboard(self) -> LeaderboardView:
+    async def leaderboard(self, *, include_named: bool = False) -> LeaderboardView:
         """Enabled models' records and ratings, plus what reading the ratings needs.
 
         ``components`` says which ratings may be compared (the seed's rating context),
         ``styleControl`` what superficial style is worth in rating points. Each rated model is
-        ranked by interval overlap within its component.
+        ranked by interval overlap within its component. The ratings are the blind votes' fit;
+        with ``include_named``, the fit that adds the named side-by-side rounds' votes (the
+        style-controlled ratings stay blind). Vote counts cover every vote.
         """
-        records = await self._repo.leaderboard()
+        records = await self._repo.leaderboard(include_named=include_named)
         rows = records.models
         ranks = _ranks_by_overlap(
             (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
@@ -183,6 +186,7 @@ class ReadService:
             ),
             style_control=_style_control(records.coefficients, records.spread),
             models=entries,
+            named_votes="included" if include_named else "excluded",
         )
 
     # -- analytics (the insights dashboard) ------------------------------------------------------

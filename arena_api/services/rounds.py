@@ -23,6 +23,7 @@ from arena_api.core.control import LiveMatchup, MatchupRegistry
 from arena_api.core.conversation import next_turn
 from arena_api.core.errors import (
     ConversationError,
+    InvalidRequest,
     ProviderUnavailable,
     RoundConfigError,
     VoteError,
@@ -35,6 +36,7 @@ from arena_api.core.events import (
     InternalSteered,
     InternalToken,
     MatchupStarted,
+    NamedModel,
     PublicEvent,
     RunError,
     SlotDone,
@@ -235,12 +237,17 @@ class ArenaService:
         """
         options = options or RoundOptions()
         requested_at_ms = time.time_ns() // 1_000_000
-        plan = options.plan or resolve_plan(
-            trigger=self._policy.trigger,
-            exposure=self._policy.exposure,
-            sample_rate=self._policy.sample_rate,
-            opted_in=is_opted_in(request.arena, x_arena),
-            rng=self._rng,
+        # A named round is the person's explicit choice of two models: always a matchup.
+        plan = (
+            options.plan
+            or ("matchup" if request.mode == "named" else None)
+            or resolve_plan(
+                trigger=self._policy.trigger,
+                exposure=self._policy.exposure,
+                sample_rate=self._policy.sample_rate,
+                opted_in=is_opted_in(request.arena, x_arena),
+                rng=self._rng,
+            )
         )
         if options.slot is not None and not self._join.enabled:
             raise JoinError(
@@ -331,6 +338,8 @@ class ArenaService:
             stats = await self._repo.snapshot()
             challenger = self._matchmaker.pick_challenger(roster, incumbent, stats, self._rng)
             slot_a, slot_b = incumbent, challenger
+        elif request.models is not None:
+            slot_a, slot_b = _named_pair(roster, request.models)
         else:
             stats = await self._repo.snapshot()
             first, second = self._matchmaker.pick_pair(roster, stats, self._rng)
@@ -363,17 +372,24 @@ class ArenaService:
                 # A shadow round has no token; its hash column holds one nobody will ever see.
                 token_hash=token_hash(token or secrets.token_urlsafe(32)),
                 harness_version=self._policy.harness_version,
-                mode="shadow" if plan == "shadow" else "blind",
+                mode="shadow" if plan == "shadow" else request.mode,
             )
         )
+        named = request.models is not None
         started = MatchupStarted(
             matchup_id=str(matchup_id),
             matchup_token=token,
             conversation_id=str(conversation_id),
             turn_index=turn_index,
             slots=("A",) if plan == "shadow" else ("A", "B"),
-            mode="shadow" if plan == "shadow" else "matchup",
+            mode="shadow" if plan == "shadow" else "named" if named else "matchup",
             votable=votable,
+            models={
+                "A": NamedModel(id=str(slot_a.id), display_name=slot_a.display_name),
+                "B": NamedModel(id=str(slot_b.id), display_name=slot_b.display_name),
+            }
+            if named
+            else None,
         )
         return self._launch(started, runs, messages, persisted=True, token=token)
 
@@ -518,6 +534,24 @@ class ArenaService:
             continuable=request.vote in DECISIVE_VOTES,
             conversation_id=str(matchup.conversation_id) if matchup.conversation_id else None,
         )
+
+
+def _named_pair(
+    roster: Sequence[ModelEntry], ids: tuple[str, str]
+) -> tuple[ModelEntry, ModelEntry]:
+    """The two models a named round was asked for, A first, by their roster ids.
+
+    Raises:
+        InvalidRequest: an id names no enabled model.
+    """
+    by_id = {str(m.id): m for m in roster}
+    unknown = [model_id for model_id in ids if model_id.lower() not in by_id]
+    if unknown:
+        raise InvalidRequest(
+            "Pick two enabled models for a named round",
+            details={"models": [f"no enabled model has the id {m!r}" for m in unknown]},
+        )
+    return by_id[ids[0].lower()], by_id[ids[1].lower()]
 
 
 def _to_public(event: InternalEvent) -> PublicEvent | None:

@@ -16,6 +16,7 @@ _NO_MODELS: dict[str, dict[str, Any]] = {
         "components": {"count": None, "groups": []},
         "styleControl": {"effects": [], "votesObserved": 0, "computedAt": None},
         "models": [],
+        "namedVotes": "excluded",
     },
     "/api/arena/analytics/summary": {
         "totalMatchups": 0,
