@@ -57,6 +57,15 @@ def product(
 
 
 @pytest.fixture(scope="session")
+def voter_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """The mock roster for the accessibility and voter-experience tests: their votes stay out
+    of the leaderboard the arena tests read."""
+    yield from _serving(fresh_database, tmp_path_factory.mktemp("voter"))
+
+
+@pytest.fixture(scope="session")
 def empty_product(
     fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ProductProcess]:

@@ -54,10 +54,10 @@ async def phone(browser: Browser) -> AsyncIterator[Page]:
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
 async def test_the_arena_page_has_no_serious_or_critical_axe_violation(
-    product: ProductProcess, page: Page, theme: str
+    voter_product: ProductProcess, page: Page, theme: str
 ) -> None:
     await page.emulate_media(color_scheme=theme)  # type: ignore[arg-type]
-    await _open(page, product.url + "/")
+    await _open(page, voter_product.url + "/")
     assert await _serious_violations(page) == []
 
     await _ask(page, "Is this page accessible?")
@@ -70,9 +70,9 @@ async def test_the_arena_page_has_no_serious_or_critical_axe_violation(
 
 
 async def test_screen_readers_meet_named_controls_and_a_polite_announcer(
-    product: ProductProcess, page: Page
+    voter_product: ProductProcess, page: Page
 ) -> None:
-    await _open(page, product.url + "/")
+    await _open(page, voter_product.url + "/")
     announcer = page.get_by_test_id("announcer")
     await expect(announcer).to_have_attribute("aria-live", "polite")
     await expect(page.get_by_role("region", name="Leaderboard")).to_be_visible()
@@ -93,9 +93,9 @@ async def test_screen_readers_meet_named_controls_and_a_polite_announcer(
 
 
 async def test_on_a_phone_the_answers_stack_and_the_vote_bar_stays_in_reach(
-    product: ProductProcess, phone: Page
+    voter_product: ProductProcess, phone: Page
 ) -> None:
-    await _open(phone, product.url + "/")
+    await _open(phone, voter_product.url + "/")
     await screenshot(phone, "phone-empty")
     await _ask(phone, "Explain JWTs in simple terms, with an example")
     await _wait_votable(phone)

@@ -368,6 +368,8 @@ async def test_prompt_templates_survive_a_reload(product: ProductProcess, page: 
     await page.get_by_test_id("prompt").fill("Compare Rust and Go for CLI tools")
     await page.get_by_test_id("templates").click()
     await page.get_by_test_id("save-template").click()
+    # The browser keeps the template once the state's answer arrived: reloading sooner loses it.
+    await expect(page.get_by_text("Saved template")).to_be_visible()
     await _open(page, product.url + "/")
 
     await page.get_by_test_id("templates").click()

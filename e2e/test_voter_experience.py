@@ -18,9 +18,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 async def test_enter_sends_and_shift_enter_starts_a_new_line(
-    product: ProductProcess, page: Page
+    voter_product: ProductProcess, page: Page
 ) -> None:
-    await _open(page, product.url + "/")
+    await _open(page, voter_product.url + "/")
     box = page.get_by_test_id("prompt")
     await box.click()
 
@@ -38,8 +38,10 @@ async def test_enter_sends_and_shift_enter_starts_a_new_line(
     await expect(box).to_have_value("")
 
 
-async def test_enter_on_an_empty_box_sends_nothing(product: ProductProcess, page: Page) -> None:
-    await _open(page, product.url + "/")
+async def test_enter_on_an_empty_box_sends_nothing(
+    voter_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, voter_product.url + "/")
     await page.get_by_test_id("prompt").click()
 
     await page.keyboard.press("Enter")
@@ -71,14 +73,14 @@ async def test_copy_puts_the_answers_markdown_source_on_the_clipboard(
 
 
 async def test_a_new_round_on_the_same_prompt_is_a_fresh_matchup(
-    product: ProductProcess, page: Page
+    voter_product: ProductProcess, page: Page
 ) -> None:
-    await _open(page, product.url + "/")
+    await _open(page, voter_product.url + "/")
     await _ask(page, "Ask it again")
     await _wait_votable(page)
     await page.get_by_test_id("vote-left").click()
     await expect(page.get_by_test_id("reveal-A")).to_be_visible()
-    conn = await asyncpg.connect(product.env["DATABASE_URL"])
+    conn = await asyncpg.connect(voter_product.env["DATABASE_URL"])
     try:
         before = await conn.fetchval("SELECT count(*) FROM matchups")
 
@@ -117,3 +119,39 @@ async def test_a_vote_moves_the_open_pages_leaderboard_without_a_reload(
     assert time.monotonic() - voted <= RATED_MIN_INTERVAL_S + 5
     await expect(board.get_by_text(re.compile(r"^\d{3,4} ± \d+$"))).to_have_count(2)
     await screenshot(page, "arena-leaderboard-rated-live")
+
+
+async def test_named_side_by_side_shows_the_picked_models_from_the_start(
+    slow_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, slow_product.url + "/")
+    await page.get_by_role("radio", name="Side by side").click()
+    for slot, name in (("A", "Mock Cirrus"), ("B", "Mock Aurora")):
+        await page.get_by_test_id(f"pick-{slot}").click()
+        await page.get_by_role("option", name=name).click()
+    await expect(page.get_by_test_id("pick-A")).to_have_text("Mock Cirrus")
+
+    await _ask(page, "Compare yourselves")
+
+    # Named while the answers are still being written.
+    await expect(page.get_by_test_id("stop")).to_be_visible()
+    await expect(page.get_by_test_id("reveal-A")).to_have_text("Mock Cirrus")
+    await expect(page.get_by_test_id("reveal-B")).to_have_text("Mock Aurora")
+    await expect(page.get_by_test_id("stop")).to_be_visible()
+    await screenshot(page, "arena-named-streaming")
+    await page.get_by_test_id("stop").click()
+    await _wait_votable(page)
+    await page.get_by_test_id("vote-left").click()
+    await expect(page.get_by_test_id("outcome")).to_have_text("A is better")
+
+    conn = await asyncpg.connect(slow_product.env["DATABASE_URL"])
+    try:
+        row = await conn.fetchrow(
+            "SELECT m.mode, a.display_name AS a, b.display_name AS b, p.vote "
+            "FROM matchups m JOIN models a ON a.id = m.slot_a_model_id "
+            "JOIN models b ON b.id = m.slot_b_model_id "
+            "JOIN preferences p ON p.matchup_id = m.id ORDER BY m.created_at DESC LIMIT 1"
+        )
+    finally:
+        await conn.close()
+    assert dict(row) == {"mode": "named", "a": "Mock Cirrus", "b": "Mock Aurora", "vote": "left"}

@@ -58,8 +58,57 @@ if (!window.__arenaEnterSends) {
 """
 
 
+def _model_picker(slot: str, value: rx.Var[str], on_change: rx.EventType[str]) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(
+            placeholder=f"Model {slot}", aria_label=f"Model {slot}", data_testid=f"pick-{slot}"
+        ),
+        rx.select.content(
+            rx.foreach(
+                ArenaState.roster,
+                lambda model: rx.select.item(model["name"], value=model["id"]),
+            )
+        ),
+        value=value,
+        on_change=on_change,
+        disabled=ArenaState.streaming,
+        size="2",
+    )
+
+
+def _mode_bar() -> rx.Component:
+    """Blind (the arena) or named side by side: two models the person picks, named at once."""
+    return rx.hstack(
+        rx.segmented_control.root(
+            rx.segmented_control.item("Blind arena", value="blind"),
+            rx.segmented_control.item("Side by side", value="named"),
+            value=ArenaState.mode,
+            on_change=ArenaState.set_mode,
+            size="1",
+            aria_label="Mode",
+            data_testid="mode",
+        ),
+        rx.cond(
+            ArenaState.mode == "named",
+            rx.hstack(
+                _model_picker("A", ArenaState.named_a, ArenaState.set_named_a),
+                rx.text("vs", size="2", color_scheme="gray"),
+                _model_picker("B", ArenaState.named_b, ArenaState.set_named_b),
+                align="center",
+                spacing="2",
+                wrap="wrap",
+            ),
+        ),
+        align="center",
+        spacing="3",
+        wrap="wrap",
+        width="100%",
+    )
+
+
 def _prompt_box() -> rx.Component:
     return rx.vstack(
+        _mode_bar(),
         rx.text_area(
             value=ArenaState.prompt,
             on_change=ArenaState.set_prompt,

@@ -107,6 +107,11 @@ class ArenaState(rx.State):
     notice: str = ""
     turns: list[dict[str, str]] = []
     live_feed: str = ""  # the URL of the round's live feed while it streams
+    # Named side-by-side: the person picks both models and sees their names from the start.
+    mode: str = "blind"
+    roster: list[dict[str, str]] = []  # the playable models, for the named mode's pickers
+    named_a: str = ""
+    named_b: str = ""
     _matchup: str = ""  # the id of the round on screen, as soon as it has started
     _token: str = ""
 
@@ -154,12 +159,47 @@ class ArenaState(rx.State):
     def prompt_placeholder(self) -> str:
         if self.continuable:
             return "Follow up: the conversation continues from the winning answer"
+        if self.mode == "named":
+            return "Ask anything. The two models you picked answer side by side."
         return "Ask anything. Two anonymous models answer side by side."
 
     @rx.event
-    def on_load(self) -> None:
+    async def on_load(self) -> None:
         if not self.session_id:
             self.session_id = uuid.uuid4().hex
+        if self.mode == "named":
+            await self._load_roster()
+
+    async def _load_roster(self) -> None:
+        """The models the named mode may pick (sent to the page only once it is chosen)."""
+        roster = [
+            {"id": str(m.id), "name": m.display_name}
+            for m in await services().arena.playable_roster()
+        ]
+        if roster != self.roster:
+            self.roster = roster
+
+    @rx.event
+    async def set_mode(self, mode: str | list[str]) -> None:
+        """Blind or named side by side; a conversation keeps the mode it started in."""
+        if isinstance(mode, list):  # the segmented control's type; one item is picked
+            mode = mode[0] if mode else ""
+        if mode not in ("blind", "named") or mode == self.mode or self.streaming:
+            return
+        await self._new_conversation()
+        self.mode = mode
+        if mode == "named":
+            await self._load_roster()
+        if mode == "named" and len(self.roster) >= 2 and not (self.named_a and self.named_b):
+            self.named_a, self.named_b = self.roster[0]["id"], self.roster[1]["id"]
+
+    @rx.event
+    def set_named_a(self, model_id: str) -> None:
+        self.named_a = model_id
+
+    @rx.event
+    def set_named_b(self, model_id: str) -> None:
+        self.named_b = model_id
 
     @rx.event
     def set_prompt(self, value: str) -> None:
@@ -167,6 +207,9 @@ class ArenaState(rx.State):
 
     @rx.event
     async def new_conversation(self) -> None:
+        await self._new_conversation()
+
+    async def _new_conversation(self) -> None:
         await self._clear_round()
         self.turns = []
         self.conversation_id = ""
@@ -219,9 +262,11 @@ class ArenaState(rx.State):
             self.prompt = ""
             self.continuable = False
             self._last_prompt = prompt
-            body = {"prompt": prompt, "sessionId": self.session_id}
+            body: dict[str, Any] = {"prompt": prompt, "sessionId": self.session_id}
             if continuing:
                 body["conversationId"] = self.conversation_id
+            if self.mode == "named":
+                body |= {"mode": "named", "models": [self.named_a, self.named_b]}
             # The page follows the feed while the round starts, so that no token waits for it.
             feed = feeds.open()
             self.live_feed = feed.url
@@ -258,7 +303,7 @@ class ArenaState(rx.State):
         The round's ids (``matchup_started``) wait for its first other status: nothing the page
         shows changes with them before, and a delta of this state re-renders most of the page
         beside the first tokens. A round that cannot be voted on applies them at once, to hide
-        the vote bar."""
+        the vote bar, and so does a named round, to show its models' names."""
         pending: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         lines_ended: set[str] = set()  # slots whose pending text ends a line
         line_start: dict[str, bool] = dict.fromkeys(SLOTS, True)  # its Markdown ends a line
@@ -339,8 +384,8 @@ class ArenaState(rx.State):
                     if "\n" in event.token:
                         lines_ended.add(event.slot)
                         due.set()
-                elif isinstance(event, MatchupStarted) and event.votable:
-                    started = event
+                elif isinstance(event, MatchupStarted) and event.votable and not event.models:
+                    started = event  # a named round's names show at once, as statuses do
                 elif isinstance(event, Steered):
                     for parts in pending.values():
                         parts.clear()
@@ -370,6 +415,9 @@ class ArenaState(rx.State):
             self.conversation_id = event.conversation_id or ""
             self.turn_index = event.turn_index or 0
             self.votable = event.votable
+            if event.models:  # a named round: its models were picked, so shown at once
+                self.reveal_a = event.models["A"].display_name
+                self.reveal_b = event.models["B"].display_name
         elif isinstance(event, SlotError):
             setattr(self, f"error_{event.slot.lower()}", event.message)
         elif isinstance(event, SlotDone):
