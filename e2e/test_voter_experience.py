@@ -7,12 +7,13 @@ import re
 import time
 
 import asyncpg
+import httpx
 import pytest
 from playwright.async_api import Page, expect
 
 from e2e.conftest import RATED_MIN_INTERVAL_S, screenshot
 from e2e.test_arena_ui import STREAM_TIMEOUT, _ask, _open, _wait_votable
-from tests.support import ProductProcess
+from tests.support import ProductProcess, parse_sse
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -155,3 +156,80 @@ async def test_named_side_by_side_shows_the_picked_models_from_the_start(
     finally:
         await conn.close()
     assert dict(row) == {"mode": "named", "a": "Mock Cirrus", "b": "Mock Aurora", "vote": "left"}
+
+
+async def test_enter_while_an_input_method_composes_sends_nothing(
+    voter_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, voter_product.url + "/")
+    box = page.get_by_test_id("prompt")
+    await box.fill("にほんご")
+
+    # What a browser sends when Enter picks an input method's candidate.
+    await box.evaluate(
+        """(el) => el.dispatchEvent(new KeyboardEvent('keydown',
+             {key: 'Enter', keyCode: 229, isComposing: true, bubbles: true, cancelable: true}))"""
+    )
+
+    await page.wait_for_timeout(500)
+    await expect(page.get_by_test_id("pane-A")).to_be_hidden()
+    await expect(box).to_have_value("にほんご")
+
+
+async def test_the_insights_rankings_move_without_a_reload(
+    rated_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(rated_product.url + "/insights/rankings")
+    summary = page.get_by_test_id("summary")
+    await expect(summary).to_be_visible()
+    votes_before = await summary.locator("div.rt-Card").first.inner_text()
+
+    async with httpx.AsyncClient(base_url=rated_product.url, timeout=30) as client:
+        frames = parse_sse((await client.post("/api/arena/chat", json={"prompt": "x"})).text)
+        started = frames[0][1]
+        vote = await client.post(
+            "/api/arena/vote",
+            json={
+                "matchupId": started["matchupId"],
+                "matchupToken": started["matchupToken"],
+                "vote": "left",
+            },
+        )
+    assert vote.status_code == 200
+
+    await expect(summary.locator("div.rt-Card").first).not_to_have_text(
+        votes_before, timeout=(RATED_MIN_INTERVAL_S + 5) * 1000
+    )
+
+
+async def test_the_leaderboard_can_count_side_by_side_votes(
+    rated_product: ProductProcess, page: Page
+) -> None:
+    async with httpx.AsyncClient(base_url=rated_product.url, timeout=30) as client:
+        board = (await client.get("/api/arena/leaderboard")).json()
+        a, b = (m["id"] for m in board["models"][:2])
+        body = {"prompt": "named", "mode": "named", "models": [a, b]}
+        started = parse_sse((await client.post("/api/arena/chat", json=body)).text)[0][1]
+        vote = {
+            "matchupId": started["matchupId"],
+            "matchupToken": started["matchupToken"],
+            "vote": "left",
+        }
+        assert (await client.post("/api/arena/vote", json=vote)).status_code == 200
+        deadline = time.monotonic() + RATED_MIN_INTERVAL_S + 10
+        while time.monotonic() < deadline:
+            named = (await client.get("/api/arena/leaderboard?include=named")).json()
+            if any(m["rating"] is not None and m["id"] == a for m in named["models"]):
+                break
+            await page.wait_for_timeout(250)
+    await _open(page, rated_product.url + "/")
+    table = page.get_by_test_id("leaderboard")
+    blind = await table.inner_text()
+
+    await page.get_by_test_id("include-named").click()
+
+    await expect(page.get_by_test_id("include-named")).to_be_checked()
+    await expect(table).not_to_have_text(blind)
+    await page.wait_for_timeout(300)
+    await screenshot(page, "arena-leaderboard-with-named")
+    assert await page.get_by_test_id("include-named").get_attribute("data-state") == "checked"

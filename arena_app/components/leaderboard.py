@@ -30,6 +30,19 @@ def leaderboard() -> rx.Component:
                 ),
                 width="100%",
             ),
+            rx.text(
+                rx.switch(
+                    checked=LeaderboardState.include_named,
+                    on_change=LeaderboardState.set_include_named,
+                    size="1",
+                    color_scheme="indigo",
+                    data_testid="include-named",
+                ),
+                " Count side-by-side votes",
+                as_="label",
+                size="1",
+                color_scheme="gray",
+            ),
             rx.table.root(
                 rx.table.header(
                     rx.table.row(

@@ -15,6 +15,8 @@ class LeaderboardState(rx.State):
     rows: list[dict[str, str]] = []
     rated: bool = False
     loaded: bool = False
+    #: Rate the named side-by-side rounds' votes too (the blind rating leaves them out).
+    include_named: bool = False
 
     @rx.event
     async def load(self) -> None:
@@ -25,8 +27,13 @@ class LeaderboardState(rx.State):
         """The page's timer: read the standings again, and send the page only what changed."""
         await self._load()
 
+    @rx.event
+    async def set_include_named(self, include: bool) -> None:
+        self.include_named = include
+        await self._load()
+
     async def _load(self) -> None:
-        board = await services().reads.leaderboard()
+        board = await services().reads.leaderboard(include_named=self.include_named)
         rows = []
         for index, model in enumerate(board.models, start=1):
             if model.rating is not None and model.confidence_interval is not None:
