@@ -26,7 +26,13 @@ from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_pos
 from arena_api.db.migrations import upgrade
 from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
 from arena_api.roster import RosterError, load_roster
-from arena_api.settings import Settings, SettingsError, load_settings, settings_markdown
+from arena_api.settings import (
+    Settings,
+    SettingsError,
+    load_settings,
+    settings_env_example,
+    settings_markdown,
+)
 
 __all__ = ["main"]
 
@@ -314,10 +320,14 @@ def rate(
 
 @cli.command("settings")
 @click.option("--markdown", is_flag=True, help="Print the README's table of variables.")
-def show_settings(markdown: bool) -> None:
+@click.option("--env-example", is_flag=True, help="Print .env.example: every variable.")
+def show_settings(markdown: bool, env_example: bool) -> None:
     """Validate the environment and print the effective settings."""
     if markdown:
         click.echo(settings_markdown(), nl=False)
+        return
+    if env_example:
+        click.echo(settings_env_example(), nl=False)
         return
     settings = _settings()
     for name, value in settings.__dict__.items():

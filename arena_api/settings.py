@@ -10,6 +10,8 @@ variable, the value and what is allowed; the CLI prints exactly that line and ex
 from __future__ import annotations
 
 import os
+import re
+import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,10 @@ __all__ = [
     "load_settings",
     "read_setting",
 ]
+
+
+#: The shortest ``MATCHUP_TOKEN_SECRET`` a production server accepts (256 bits in hex).
+PRODUCTION_SECRET_MIN = 32
 
 
 class SettingsError(ValueError):
@@ -198,6 +204,14 @@ SETTINGS: tuple[Setting, ...] = (
         attr="port",
     ),
     _setting(
+        "ARENA_ENV",
+        "development",
+        "`production` refuses to serve with a development token secret, a short "
+        "`MATCHUP_TOKEN_SECRET` or the mock provider (the container image sets it).",
+        _choice("development", "production"),
+        attr="env",
+    ),
+    _setting(
         "HOST",
         "0.0.0.0",
         "Address the server binds to.",
@@ -367,6 +381,13 @@ SETTINGS: tuple[Setting, ...] = (
         group="providers",
     ),
     _setting(
+        "ARENA_ALLOW_MOCK_IN_PRODUCTION",
+        "0",
+        "Allow `ARENA_MOCK_PROVIDER=1` when `ARENA_ENV=production` (a demo deployment).",
+        _boolean(),
+        group="providers",
+    ),
+    _setting(
         "ARENA_MOCK_TOKENS_PER_SECOND",
         "50",
         "Mock streaming speed; 0 streams as fast as possible.",
@@ -527,6 +548,7 @@ SETTINGS: tuple[Setting, ...] = (
 class Settings:
     """The parsed environment. Build it with ``load_settings``."""
 
+    env: str
     port: int
     host: str
     database_url: str | None
@@ -552,6 +574,7 @@ class Settings:
     user_id_header: str
     slot_timeout_s: float
     mock_provider: bool
+    allow_mock_in_production: bool
     mock_tokens_per_second: float
     mock_tokens: int
     openai_api_key: Secret | None
@@ -579,6 +602,8 @@ class Settings:
         Raises:
             SettingsError: a combination of values cannot serve.
         """
+        if self.env == "production":
+            self._check_production()
         if self.matchup_token_secret is None and not self.allow_dev_secret:
             raise SettingsError(
                 "MATCHUP_TOKEN_SECRET",
@@ -593,6 +618,26 @@ class Settings:
                 else "ARENA_EXPOSURE=shadow"
             )
             raise SettingsError("ARENA_DEFAULT_MODEL", "", f"required when {reason}")
+
+    def _check_production(self) -> None:
+        """What a development machine may do and a production server must not."""
+        because = "when ARENA_ENV=production"
+        if self.allow_dev_secret:
+            raise SettingsError("ARENA_ALLOW_DEV_SECRET", "1", f"must not be set {because}")
+        secret = self.matchup_token_secret
+        if secret is None or len(secret.reveal()) < PRODUCTION_SECRET_MIN:
+            raise SettingsError(
+                "MATCHUP_TOKEN_SECRET",
+                "" if secret is None else "<hidden>",
+                f"required {because}, at least {PRODUCTION_SECRET_MIN} characters "
+                "(e.g. `openssl rand -hex 32`)",
+            )
+        if self.mock_provider and not self.allow_mock_in_production:
+            raise SettingsError(
+                "ARENA_MOCK_PROVIDER",
+                "1",
+                f"must not be set {because} unless ARENA_ALLOW_MOCK_IN_PRODUCTION=1",
+            )
 
 
 def _name_in(setting: Setting, env: Mapping[str, str]) -> str | None:
@@ -627,6 +672,36 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     values = {setting.field: read_setting(setting, env) for setting in SETTINGS}
     sources = {s.name: "env" if _name_in(s, env) else "default" for s in SETTINGS}
     return Settings(**values, sources=sources)
+
+
+_GROUP_TITLES = {
+    "app": "The server",
+    "arena": "The arena",
+    "providers": "Model providers",
+    "rating": "The rating process",
+}
+
+
+def settings_env_example() -> str:
+    """``.env.example``: every variable, commented out at its default, under its meaning."""
+    lines = [
+        "# Every environment variable Arena reads, at its default (generated from",
+        "# arena_api/settings.py by `arena settings --env-example`; a test keeps them equal).",
+        "# Copy to .env and uncomment what you change. Unset variables with no default stay unset.",
+    ]
+    group = None
+    for s in SETTINGS:
+        if s.group != group:
+            group = s.group
+            lines += ["", f"# == {_GROUP_TITLES.get(group, group)} =="]
+        text = re.sub(r"`([^`]*)`", r"\1", s.help)
+        lines.append("")
+        lines += [f"# {line}" for line in textwrap.wrap(text, 96)]
+        lines.append(f"# Allowed: {s.allowed}")
+        if s.aliases:
+            lines.append(f"# Also read as: {', '.join(s.aliases)}")
+        lines.append(f"# {s.name}={s.default if s.default is not None else ''}")
+    return "\n".join(lines) + "\n"
 
 
 def settings_markdown() -> str:

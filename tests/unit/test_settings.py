@@ -7,7 +7,14 @@ import sys
 import pytest
 
 from arena_api.db.engine import to_async_url
-from arena_api.settings import SETTINGS, Secret, SettingsError, load_settings, settings_markdown
+from arena_api.settings import (
+    SETTINGS,
+    Secret,
+    SettingsError,
+    load_settings,
+    settings_env_example,
+    settings_markdown,
+)
 from tests.support import ROOT
 
 
@@ -105,6 +112,38 @@ def test_serving_needs_a_token_secret_unless_dev_default_allowed() -> None:
     load_settings({"MATCHUP_TOKEN_SECRET": "s" * 16}).check_serving()
 
 
+_PRODUCTION = {"ARENA_ENV": "production", "MATCHUP_TOKEN_SECRET": "s" * 32}
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        pytest.param({"ARENA_ALLOW_DEV_SECRET": "1"}, "ARENA_ALLOW_DEV_SECRET", id="dev-secret"),
+        pytest.param({"MATCHUP_TOKEN_SECRET": ""}, "MATCHUP_TOKEN_SECRET", id="no-secret"),
+        pytest.param({"MATCHUP_TOKEN_SECRET": "s" * 20}, "MATCHUP_TOKEN_SECRET", id="short"),
+        pytest.param({"ARENA_MOCK_PROVIDER": "1"}, "ARENA_MOCK_PROVIDER", id="mock"),
+    ],
+)
+def test_production_refuses_what_only_a_development_machine_may_do(
+    env: dict[str, str], named: str
+) -> None:
+    settings = load_settings({k: v for k, v in {**_PRODUCTION, **env}.items() if v})
+
+    with pytest.raises(SettingsError) as caught:
+        settings.check_serving()
+
+    assert caught.value.name == named
+    assert "ARENA_ENV=production" in str(caught.value) and "\n" not in str(caught.value)
+    assert "s" * 20 not in str(caught.value)  # a secret never shows, even a short one
+
+
+def test_production_serves_with_a_strong_secret_and_a_mock_it_was_told_to_allow() -> None:
+    load_settings(_PRODUCTION).check_serving()
+    load_settings(
+        {**_PRODUCTION, "ARENA_MOCK_PROVIDER": "1", "ARENA_ALLOW_MOCK_IN_PRODUCTION": "1"}
+    ).check_serving()
+
+
 @pytest.mark.parametrize(
     "env",
     [
@@ -135,6 +174,14 @@ def test_readme_table_is_generated_from_settings() -> None:
     assert settings_markdown() in readme, "run `arena settings --markdown` and paste it"
 
 
+def test_env_example_is_generated_from_settings() -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+
+    assert example == settings_env_example(), "run `arena settings --env-example > .env.example`"
+    for setting in SETTINGS:
+        assert f"# {setting.name}=" in example
+
+
 def test_cli_reports_a_bad_value_in_one_line_without_traceback() -> None:
     env = {**os.environ, "ARENA_SAMPLE_RATE": "2"}
     result = subprocess.run(
@@ -149,4 +196,27 @@ def test_cli_reports_a_bad_value_in_one_line_without_traceback() -> None:
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "arena: invalid setting ARENA_SAMPLE_RATE='2': must be a number in [0, 1]"
+    ]
+
+
+def test_a_production_server_refuses_to_start_on_a_development_secret_in_one_line() -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "MATCHUP_TOKEN_SECRET"},
+        "ARENA_ENV": "production",
+        "ARENA_ALLOW_DEV_SECRET": "1",
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "arena_api", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        timeout=60,
+    )
+
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "arena: invalid setting ARENA_ALLOW_DEV_SECRET='1': must not be set when "
+        "ARENA_ENV=production"
     ]
