@@ -24,10 +24,16 @@ def main(argv: list[str] | None = None) -> None:
     os.chdir(root)
     sys.path.insert(0, str(root))
     os.environ["REFLEX_ENV_MODE"] = "prod"
-    os.environ["REFLEX_SKIP_COMPILE"] = "true"
 
     from reflex.utils import exec as reflex_exec
     from reflex_base.constants import LogLevel
+    from reflex_base.environment import environment
+
+    # The build (`arena build-ui`, or `arena serve` when the sources changed) compiled the app
+    # and left what the backend needs in .web/backend: the workers skip compiling it again,
+    # which would take seconds and need bun (the container image has none). The variable's
+    # name is Reflex's own (an internal one, prefixed), so it is set through Reflex.
+    environment.REFLEX_SKIP_COMPILE.set(True)
 
     reflex_exec.run_backend_prod(
         args.host, args.port, LogLevel(args.log_level), mount_frontend_compiled_app=True
