@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -44,12 +45,32 @@ def _fail(message: str, status: int = 2) -> None:
 
 def _settings(*, serving: bool = False) -> Settings:
     try:
+        if serving:
+            _secret_from_file()
         settings = load_settings()
         if serving:
             settings.check_serving()
     except SettingsError as exc:
         _fail(str(exc))
+    except OSError as exc:
+        _fail(f"MATCHUP_TOKEN_SECRET_FILE cannot be read or created: {exc}", 1)
     return settings
+
+
+def _secret_from_file() -> None:
+    """With ``MATCHUP_TOKEN_SECRET_FILE`` and no ``MATCHUP_TOKEN_SECRET``: read the secret from
+    that file, creating it (mode 600, 256 random bits) when absent, and put it in this process's
+    environment, which the server and the rating process inherit."""
+    path = os.environ.get("MATCHUP_TOKEN_SECRET_FILE")
+    if not path or os.environ.get("MATCHUP_TOKEN_SECRET"):
+        return
+    file = Path(path)
+    if not file.exists():
+        file.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as out:
+            out.write(secrets.token_hex(32) + "\n")
+    os.environ["MATCHUP_TOKEN_SECRET"] = file.read_text().strip()
 
 
 @contextlib.contextmanager
@@ -316,6 +337,21 @@ def rate(
     with _database(settings) as url:
         status = rate_main(argv, environ={**os.environ, "DATABASE_URL": url})
     raise SystemExit(status)
+
+
+@cli.command("build-ui")
+def build_ui() -> None:
+    """Build the UI's static frontend when its sources changed (needs bun; the container image
+    runs it in its build stage, so the running server never does)."""
+    from arena_app.build import ensure_frontend
+
+    try:
+        built = ensure_frontend()
+    except RuntimeError as exc:
+        _fail(str(exc), 1)
+    click.echo(
+        "arena: the UI was up to date" if built is None else f"arena: built the UI in {built:.1f}s"
+    )
 
 
 @cli.command("settings")

@@ -263,6 +263,16 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "MATCHUP_TOKEN_SECRET_FILE",
+        None,
+        "File holding the token secret when `MATCHUP_TOKEN_SECRET` is unset; `arena serve` "
+        "creates it with a random 64-hex-digit secret (mode 600) when absent. The container "
+        "image keeps it in its data volume.",
+        _path(),
+        attr="matchup_token_secret_file",
+        group="arena",
+    ),
+    _setting(
         "ARENA_ALLOW_DEV_SECRET",
         "0",
         "Allow a generated development token secret when `MATCHUP_TOKEN_SECRET` is unset "
@@ -559,6 +569,7 @@ class Settings:
     log_level: str
     log_format: str
     matchup_token_secret: Secret | None
+    matchup_token_secret_file: Path | None
     allow_dev_secret: bool
     harness_version: str
     matchmaker: str
