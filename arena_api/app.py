@@ -137,7 +137,7 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
         stack.push_async_callback(http.close)
         arena = build_arena(settings, engine, pool, http)
         await arena.start()
-        stack.push_async_callback(arena.close)
+        stack.push_async_callback(arena.close, settings.shutdown_grace_s)
         repository = PostgresRepository(engine, pool)
         reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))
         chat = OpenAiChatService(

@@ -14,6 +14,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_pos
 from arena_api.db.migrations import upgrade
 from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
 from arena_api.roster import RosterError, load_roster
+from arena_api.routes.health import INTERNAL_TOKEN
 from arena_api.settings import (
     Settings,
     SettingsError,
@@ -36,6 +38,10 @@ from arena_api.settings import (
 )
 
 __all__ = ["main"]
+
+
+#: A drain's own time beyond the grace: stopped rounds storing what they produced.
+DRAIN_MARGIN_S = 4.0
 
 
 def _fail(message: str, status: int = 2) -> None:
@@ -169,30 +175,65 @@ def serve(dev: bool) -> None:
             worker = WorkerSupervisor(rating_worker_command(style=True), dict(env))
             worker.start()
         try:
-            status = _supervise(command, env, settings.port, announce=not dev)
+            status = _supervise(
+                command, env, settings.port, announce=not dev, grace_s=settings.shutdown_grace_s
+            )
         finally:
             if worker is not None:
                 worker.stop()
         raise SystemExit(status)
 
 
-def _supervise(command: list[str], env: dict[str, str], port: int, *, announce: bool) -> int:
-    """Run the server child until it exits; SIGINT/SIGTERM stop it, then the embedded database."""
-    child = subprocess.Popen(command, env=env, start_new_session=True)
+def _supervise(
+    command: list[str], env: dict[str, str], port: int, *, announce: bool, grace_s: float
+) -> int:
+    """Run the server child until it exits; SIGINT/SIGTERM stop it gracefully, then the caller
+    stops the rating process and the embedded database.
 
-    def stop(signum: int, _frame: object) -> None:
+    A graceful stop drains first (``POST /_arena/drain``): new rounds get 503
+    ``shutting_down`` while those in flight finish, for up to ``grace_s``, and the rest are
+    stopped with what they produced stored. Then the server gets SIGTERM. A second signal skips
+    what is left of the drain. A stop we asked for exits 0."""
+    token = secrets.token_urlsafe(32)
+    child = subprocess.Popen(command, env={**env, INTERNAL_TOKEN: token}, start_new_session=True)
+    stopping = threading.Event()
+
+    def terminate() -> None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGTERM)
+
+    def drain_then_terminate() -> None:
+        with contextlib.suppress(httpx.HTTPError):
+            httpx.post(
+                f"http://127.0.0.1:{port}/_arena/drain",
+                headers={"x-arena-internal": token},
+                timeout=grace_s + DRAIN_MARGIN_S,
+            )
+        terminate()
+
+    def stop(signum: int, _frame: object) -> None:
+        if stopping.is_set():
+            terminate()
+            return
+        stopping.set()
+        if announce:
+            click.echo("arena: stopping; letting the rounds in flight finish", err=True)
+            threading.Thread(target=drain_then_terminate, daemon=True).start()
+        else:
+            terminate()
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     if announce and _wait_healthy(child, port):
         click.echo(f"arena: ready at http://localhost:{port}/  (health: /health)")
     try:
-        return child.wait()
+        status = child.wait()
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
+    return (
+        0 if stopping.is_set() and status in (0, -signal.SIGTERM, 128 + signal.SIGTERM) else status
+    )
 
 
 def _wait_healthy(child: subprocess.Popen[bytes], port: int, timeout: float = 120) -> bool:

@@ -233,6 +233,14 @@ SETTINGS: tuple[Setting, ...] = (
         "ARENA_MODELS_FILE", "models.yaml", "YAML roster seeded into `models` at start.", _path()
     ),
     _setting(
+        "ARENA_SHUTDOWN_GRACE_S",
+        "20",
+        "On SIGTERM: how long rounds in flight may finish (new ones get 503 `shutting_down`) "
+        "before the rest are stopped, what they produced kept.",
+        _number(0, 3600),
+        attr="shutdown_grace_s",
+    ),
+    _setting(
         "ARENA_MAX_BODY_BYTES",
         "1048576",
         "Largest request body accepted; larger ones are refused with 413 `too_large`.",
@@ -564,6 +572,7 @@ class Settings:
     database_url: str | None
     data_dir: Path
     models_file: Path
+    shutdown_grace_s: float
     max_body_bytes: int
     web_origin: str | None
     log_level: str

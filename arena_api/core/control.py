@@ -51,5 +51,9 @@ class MatchupRegistry:
             return False, "a slot has already completed"
         return True, None
 
+    def stop_all(self) -> int:
+        """Abort every live round (a server that shuts down); how many were still running."""
+        return sum(self.stop(matchup_id) for matchup_id in list(self._live))
+
     def __len__(self) -> int:
         return len(self._live)

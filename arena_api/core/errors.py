@@ -59,6 +59,13 @@ class ArenaError(Exception):
         self.details = details
 
 
+class ShuttingDown(ArenaError):
+    """The server is draining before it stops: it takes no new round."""
+
+    status = 503
+    code = "shutting_down"
+
+
 class InvalidRequest(ArenaError):
     status, code = 400, "invalid_request"
 

@@ -26,6 +26,7 @@ from arena_api.core.errors import (
     InvalidRequest,
     ProviderUnavailable,
     RoundConfigError,
+    ShuttingDown,
     VoteError,
 )
 from arena_api.core.events import (
@@ -76,6 +77,10 @@ class RoundPolicy:
     sample_rate: float = 0.0
     default_model: str | None = None
     harness_version: str = "v1"
+
+
+#: How long stopped rounds get to store what they produced before a drain gives up on them.
+STOP_WAIT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,7 @@ class ArenaService:
         self._join = join or JoinBroker(window_s=0, max_pending=1)
         self._max_queued = max_queued_events
         self._tasks: set[asyncio.Task[None]] = set()
+        self._draining = False
         self.registry = MatchupRegistry()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -178,13 +184,30 @@ class ArenaService:
             roster = await self.playable_roster(refresh=True)
             self._default_model = resolve_default_model(self._policy.default_model, roster)
 
-    async def close(self, grace_s: float = 10.0) -> None:
-        """Let running rounds finish (bounded by ``grace_s``), then cancel the rest."""
+    @property
+    def draining(self) -> bool:
+        """The server is shutting down: no new round starts."""
+        return self._draining
+
+    async def drain(self, grace_s: float) -> int:
+        """Take no new round; let running ones finish for up to ``grace_s``, then stop the rest
+        as an operator's stop would (each slot keeps and stores what it produced, marked
+        ``stopped``). Returns how many rounds had to be stopped."""
+        self._draining = True
         if self._tasks:
-            _, pending = await asyncio.wait(self._tasks, timeout=grace_s)
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            await asyncio.wait(set(self._tasks), timeout=grace_s)
+        stopped = self.registry.stop_all()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=STOP_WAIT_S)
+        return stopped
+
+    async def close(self, grace_s: float = 10.0) -> None:
+        """Drain (see ``drain``), then cancel whatever still runs."""
+        await self.drain(grace_s)
+        pending = set(self._tasks)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     @property
     def running_rounds(self) -> int:
@@ -235,6 +258,8 @@ class ArenaService:
                 409 ``join_slot_taken`` when the sibling streams the same slot, 503
                 ``join_disabled`` when slot join is off; and the errors of any joined request.
         """
+        if self._draining:
+            raise ShuttingDown("The server is shutting down; try again in a moment")
         options = options or RoundOptions()
         requested_at_ms = time.time_ns() // 1_000_000
         # A named round is the person's explicit choice of two models: always a matchup.
