@@ -42,8 +42,9 @@ from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health
 from arena_api.routes import models as model_routes
 from arena_api.routes._frontend import BackendUrlRewrite
+from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
-from arena_api.settings import Settings, load_settings
+from arena_api.settings import Settings, load_settings, read_setting, setting_named
 
 __all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
 
@@ -204,9 +205,14 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
             omitted.
         standalone: give the app its own lifespan (when it is not mounted into Reflex).
     """
+    trusted = (
+        settings.trust_proxy
+        if settings is not None
+        else read_setting(setting_named("ARENA_TRUST_PROXY"), os.environ)
+    )
     app = Starlette(
         routes=api_routes(),
-        middleware=[Middleware(BackendUrlRewrite)],
+        middleware=[Middleware(ForwardedHeaders, trusted=trusted), Middleware(BackendUrlRewrite)],
         exception_handlers=errors.exception_handlers,
         lifespan=services_lifespan if standalone else None,
     )

@@ -14,8 +14,9 @@ import re
 import textwrap
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "SETTINGS",
@@ -152,6 +153,23 @@ def _text(*, min_len: int = 0, max_len: int = 10_000, required: bool = False) ->
     return parse, allowed
 
 
+def _proxies() -> tuple[Parser, str]:
+    """Which peers' ``X-Forwarded-*`` headers are believed: none, any, or these networks."""
+
+    def parse(raw: str) -> tuple[IPv4Network | IPv6Network, ...] | Literal["*"]:
+        value = raw.strip().lower()
+        if value in _FALSE:
+            return ()
+        if value in _TRUE or value == "*":
+            return "*"
+        try:
+            return tuple(ip_network(part.strip(), strict=False) for part in value.split(","))
+        except ValueError as exc:
+            raise _Invalid from exc
+
+    return parse, "0 (no proxy), 1 (any peer), or comma-separated addresses or networks (CIDR)"
+
+
 def _secret(*, min_len: int = 1) -> tuple[Parser, str]:
     text, _ = _text(min_len=min_len)
 
@@ -231,6 +249,15 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     _setting(
         "ARENA_MODELS_FILE", "models.yaml", "YAML roster seeded into `models` at start.", _path()
+    ),
+    _setting(
+        "ARENA_TRUST_PROXY",
+        "0",
+        "Believe `X-Forwarded-For`, `-Proto` and `-Host` from these peers (a reverse proxy): "
+        "the client's address, https, and the host and port the browser used. `1` trusts any "
+        "peer; only set it when nothing but the proxy can reach the port.",
+        _proxies(),
+        attr="trust_proxy",
     ),
     _setting(
         "ARENA_SHUTDOWN_GRACE_S",
@@ -572,6 +599,7 @@ class Settings:
     database_url: str | None
     data_dir: Path
     models_file: Path
+    trust_proxy: tuple[IPv4Network | IPv6Network, ...] | Literal["*"]
     shutdown_grace_s: float
     max_body_bytes: int
     web_origin: str | None
@@ -663,6 +691,11 @@ class Settings:
 def _name_in(setting: Setting, env: Mapping[str, str]) -> str | None:
     """The name (or alias) under which ``env`` sets the variable, if it does."""
     return next((n for n in (setting.name, *setting.aliases) if n in env), None)
+
+
+def setting_named(name: str) -> Setting:
+    """The declared variable ``name``."""
+    return next(s for s in SETTINGS if s.name == name)
 
 
 def read_setting(setting: Setting, env: Mapping[str, str]) -> Any:
