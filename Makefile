@@ -33,6 +33,12 @@ $(AXE): $(BUN)
 	@echo "installing Debian's chromium for the browser tests"
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 
+# nginx for the reverse-proxy test (which starts its own on a free port; RUNLEVEL=1 keeps the
+# package from starting the system's).
+/usr/sbin/nginx:
+	@echo "installing Debian's nginx for the reverse-proxy test"
+	apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+
 # With no roster of its own and no keys, the product runs on the mock provider.
 run: setup
 	ARENA_MOCK_PROVIDER=$${ARENA_MOCK_PROVIDER:-1} \
@@ -44,10 +50,10 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy arena_api arena_rating arena_app
 
-test: setup /usr/bin/chromium lint
+test: setup /usr/bin/chromium /usr/sbin/nginx lint
 	$(PY) -m pytest
 
-e2e: setup /usr/bin/chromium
+e2e: setup /usr/bin/chromium /usr/sbin/nginx
 	$(PY) -m pytest e2e
 
 # A real Open WebUI 0.12.4 (from PyPI, into a virtualenv of its own outside the project: several
