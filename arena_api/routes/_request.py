@@ -9,21 +9,56 @@ A JSON body is read under these rules (every POST route):
   checked against ``Content-Length`` first and then while reading, so a lying or chunked client
   cannot exceed it.
 * Malformed JSON (or bytes that are not UTF-8) is ``400 invalid_request``.
+* JSON nested deeper than ``MAX_JSON_DEPTH`` (64) arrays and objects is ``400 invalid_json``,
+  found before parsing (a recursive parser would run out of stack on ``[`` x 100,000) and, as a
+  backstop, while parsing.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from typing import Any
 
+import numpy as np
 from starlette.requests import Request
 
 from arena_api.core.errors import ArenaError, InvalidRequest
 
-__all__ = ["MAX_BODY_BYTES", "read_json", "uuid_param"]
+__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "TooDeep", "parse_json", "read_json", "uuid_param"]
 
 MAX_BODY_BYTES = 1024 * 1024
+#: No request of ours nests deeper than a handful of levels; 64 leaves room for any client.
+MAX_JSON_DEPTH = 64
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+# Opening brackets count +1, closing ones -1 (as int8), everything else 0.
+_DEPTH_STEPS = bytes(1 if c in b"[{" else 255 if c in b"]}" else 0 for c in range(256))
+
+
+class TooDeep(ValueError):
+    """A JSON text nests deeper than ``MAX_JSON_DEPTH``."""
+
+
+def parse_json(raw: bytes | bytearray | str) -> Any:
+    """``json.loads`` with the nesting bounded.
+
+    Raises:
+        TooDeep: nested deeper than ``MAX_JSON_DEPTH``.
+        ValueError: not JSON (``UnicodeDecodeError`` included).
+    """
+    data = raw.encode() if isinstance(raw, str) else bytes(raw)
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH:
+        # Brackets inside strings do not nest: drop the strings, then take the deepest prefix
+        # sum of +1/-1 steps (in C, not a Python loop: a body may be a megabyte of brackets).
+        steps = np.frombuffer(_STRINGS.sub(b'""', data).translate(_DEPTH_STEPS), dtype=np.int8)
+        if steps.size and int(np.cumsum(steps, dtype=np.int32).max()) > MAX_JSON_DEPTH:
+            raise TooDeep(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise TooDeep(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
 
 
 def _is_json(content_type: str | None) -> bool:
@@ -62,8 +97,10 @@ async def read_json(request: Request, *, max_bytes: int | None = None) -> Any:
         if len(body) > max_bytes:
             raise ArenaError("Request body too large", status=413, code="too_large")
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError):
+        return parse_json(body)
+    except TooDeep as exc:
+        raise InvalidRequest(str(exc), code="invalid_json", details={"body": [str(exc)]}) from None
+    except ValueError:  # UnicodeDecodeError is one too
         raise InvalidRequest("Invalid JSON body", details={"body": ["not valid JSON"]}) from None
 
 

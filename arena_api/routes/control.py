@@ -6,13 +6,13 @@ misbehaving client never disturbs anything but itself.
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from arena_api.routes._request import parse_json
 from arena_api.services import ArenaService
 
 __all__ = ["MAX_FRAME_CHARS", "routes"]
@@ -49,8 +49,8 @@ def _reply(arena: ArenaService, text: str) -> dict[str, Any]:
     if len(text) > MAX_FRAME_CHARS:
         return _TOO_LARGE
     try:
-        message = json.loads(text)
-    except ValueError:
+        message = parse_json(text)
+    except ValueError:  # TooDeep included
         return _INVALID_JSON
     parsed = _parse(message)
     if parsed is None:
