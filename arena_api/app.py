@@ -29,6 +29,7 @@ from starlette.routing import BaseRoute
 from arena_api.core.arena import ArenaCore
 from arena_api.core.join import JoinBroker
 from arena_api.core.matchmaking import make_matchmaker
+from arena_api.core.ratelimit import RateLimiter
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
@@ -43,6 +44,7 @@ from arena_api.routes import errors, health
 from arena_api.routes import models as model_routes
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.routes._proxy import ForwardedHeaders
+from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
 from arena_api.settings import Settings, load_settings, read_setting, setting_named
 
@@ -67,6 +69,7 @@ class Services:
     arena: ArenaService
     reads: ReadService
     chat: OpenAiChatService
+    limiter: RateLimiter
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
 
@@ -148,7 +151,14 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             chats=PostgresChatLinks(pool),
             listing=settings.openai_models,  # type: ignore[arg-type]
         )
-        yield Services(settings=settings, engine=engine, arena=arena, reads=reads, chat=chat)
+        yield Services(
+            settings=settings,
+            engine=engine,
+            arena=arena,
+            reads=reads,
+            chat=chat,
+            limiter=RateLimiter(settings.rate_limit),
+        )
 
 
 #: Allocations (net of frees) between two young-generation collections; CPython's default is 700.
@@ -212,7 +222,11 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
     )
     app = Starlette(
         routes=api_routes(),
-        middleware=[Middleware(ForwardedHeaders, trusted=trusted), Middleware(BackendUrlRewrite)],
+        middleware=[
+            Middleware(ForwardedHeaders, trusted=trusted),
+            Middleware(RateLimits),
+            Middleware(BackendUrlRewrite),
+        ],
         exception_handlers=errors.exception_handlers,
         lifespan=services_lifespan if standalone else None,
     )

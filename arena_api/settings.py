@@ -18,6 +18,8 @@ from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Any, Literal
 
+from arena_api.core.ratelimit import Limit, parse_limits
+
 __all__ = [
     "SETTINGS",
     "Secret",
@@ -170,6 +172,16 @@ def _proxies() -> tuple[Parser, str]:
     return parse, "0 (no proxy), 1 (any peer), or comma-separated addresses or networks (CIDR)"
 
 
+def _rate_limits() -> tuple[Parser, str]:
+    def parse(raw: str) -> tuple[Limit, ...]:
+        try:
+            return parse_limits(raw)
+        except ValueError as exc:
+            raise _Invalid from exc
+
+    return parse, "empty (no limit) or comma-separated N/unit, unit second|minute|hour|day"
+
+
 def _secret(*, min_len: int = 1) -> tuple[Parser, str]:
     text, _ = _text(min_len=min_len)
 
@@ -258,6 +270,15 @@ SETTINGS: tuple[Setting, ...] = (
         "peer; only set it when nothing but the proxy can reach the port.",
         _proxies(),
         attr="trust_proxy",
+    ),
+    _setting(
+        "ARENA_RATE_LIMIT",
+        "",
+        "Rounds and votes per client (IP address; the forwarded one behind a trusted proxy), "
+        "each in sliding windows, e.g. `30/minute` or `5/second,100/hour`; past a limit, 429 "
+        "`rate_limited` with `Retry-After`. Empty: no limit.",
+        _rate_limits(),
+        attr="rate_limit",
     ),
     _setting(
         "ARENA_SHUTDOWN_GRACE_S",
@@ -600,6 +621,7 @@ class Settings:
     data_dir: Path
     models_file: Path
     trust_proxy: tuple[IPv4Network | IPv6Network, ...] | Literal["*"]
+    rate_limit: tuple[Limit, ...]
     shutdown_grace_s: float
     max_body_bytes: int
     web_origin: str | None

@@ -65,8 +65,15 @@ class ServerThread:
     """A real uvicorn server on a loopback port, in a thread of the test process."""
 
     def __init__(self, app: object, port: int) -> None:
+        # proxy_headers off: the product's server (granian) believes no forwarded header of
+        # its own; only ARENA_TRUST_PROXY does, and the tests must see that alone.
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"
+            app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            proxy_headers=False,
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

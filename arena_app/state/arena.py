@@ -24,6 +24,7 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import SLOTS
+from arena_api.core.ratelimit import refusal_message
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_app.backend import services
 from arena_app.live import LiveFeed, feeds
@@ -242,11 +243,19 @@ class ArenaState(rx.State):
 
     _last_prompt: str = ""
 
+    def _over_limit(self, group: str) -> bool:
+        """Count this page's request against ``ARENA_RATE_LIMIT``, as the HTTP routes do; when
+        over it, say so in the notice."""
+        refusal = services().limiter.check(group, self.router.session.client_ip)
+        if refusal is not None:
+            self.notice = refusal_message(refusal.retry_after_s)
+        return refusal is not None
+
     @rx.event(background=True)
     async def send(self) -> Any:
         async with self:
             prompt = self.prompt.strip()
-            if self.streaming or not prompt:
+            if self.streaming or not prompt or self._over_limit("chat"):
                 return
             if not self.session_id:
                 self.session_id = uuid.uuid4().hex
@@ -436,7 +445,7 @@ class ArenaState(rx.State):
 
     @rx.event
     async def vote(self, choice: str) -> Any:
-        if not self.can_vote or choice not in VOTE_LABELS:
+        if not self.can_vote or choice not in VOTE_LABELS or self._over_limit("vote"):
             return None
         try:
             reveal = await services().arena.vote(

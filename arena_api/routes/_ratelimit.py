@@ -1,0 +1,64 @@
+"""``ARENA_RATE_LIMIT`` on the routes that start rounds and take votes, per client address.
+
+The address is the ASGI scope's client, which ``ForwardedHeaders`` (in front) has set to the
+forwarded one when the peer is a trusted proxy. The limiter itself is the process's one
+(``Services.limiter``), which the Reflex UI asks too, so a page and a script share a budget.
+"""
+
+from __future__ import annotations
+
+import json
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from arena_api.core.ratelimit import refusal_message
+
+__all__ = ["GROUPS", "RateLimits"]
+
+#: (method, path) -> the budget it counts against.
+GROUPS = {
+    ("POST", "/api/arena/chat"): "chat",
+    ("POST", "/v1/chat/completions"): "chat",
+    ("POST", "/chat/completions"): "chat",
+    ("POST", "/api/arena/vote"): "vote",
+}
+
+
+class RateLimits:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        group = (
+            GROUPS.get((scope.get("method", ""), scope.get("path", "")))
+            if (scope["type"] == "http")
+            else None
+        )
+        services = getattr(scope["app"].state, "services", None) if group else None
+        if group is None or services is None or not services.limiter.enabled:
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        refusal = services.limiter.check(group, client[0] if client else "")
+        if refusal is None:
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps(
+            {
+                "error": refusal_message(refusal.retry_after_s),
+                "code": "rate_limited",
+                "details": {"limit": [str(refusal.limit)]},
+            }
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 429,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"retry-after", str(refusal.retry_after_s).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
