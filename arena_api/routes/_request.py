@@ -9,9 +9,9 @@ A JSON body is read under these rules (every POST route):
   checked against ``Content-Length`` first and then while reading, so a lying or chunked client
   cannot exceed it.
 * Malformed JSON (or bytes that are not UTF-8) is ``400 invalid_request``.
-* JSON nested deeper than ``MAX_JSON_DEPTH`` (64) arrays and objects is ``400 invalid_json``,
-  found before parsing (a recursive parser would run out of stack on ``[`` x 100,000) and, as a
-  backstop, while parsing.
+* JSON nested deeper than ``MAX_JSON_DEPTH`` (64), or holding more than ``MAX_JSON_VALUES``
+  (10,000) arrays and objects, is ``400 invalid_json``: found before parsing (a recursive parser
+  would run out of stack on ``[`` x 100,000) and, as a backstop, while parsing.
 """
 
 from __future__ import annotations
@@ -21,24 +21,50 @@ import re
 import uuid
 from typing import Any
 
-import numpy as np
 from starlette.requests import Request
 
 from arena_api.core.errors import ArenaError, InvalidRequest
 
-__all__ = ["MAX_BODY_BYTES", "MAX_JSON_DEPTH", "TooDeep", "parse_json", "read_json", "uuid_param"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_VALUES",
+    "TooDeep",
+    "parse_json",
+    "read_json",
+    "uuid_param",
+]
 
 MAX_BODY_BYTES = 1024 * 1024
 #: No request of ours nests deeper than a handful of levels; 64 leaves room for any client.
 MAX_JSON_DEPTH = 64
+#: Nor holds more than a few hundred arrays and objects (a long chat's messages and parts).
+MAX_JSON_VALUES = 10_000
 
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
-# Opening brackets count +1, closing ones -1 (as int8), everything else 0.
-_DEPTH_STEPS = bytes(1 if c in b"[{" else 255 if c in b"]}" else 0 for c in range(256))
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+
+
+def _nesting_problem(data: bytes) -> str | None:
+    """Why ``data`` nests too much (too deep, or too many arrays and objects), or None.
+
+    Strings are dropped (their brackets do not nest) and so is every byte but a bracket, in C;
+    the brackets left, at most ``MAX_JSON_VALUES`` of them, are walked, stopping as soon as the
+    depth passes ``MAX_JSON_DEPTH`` (a bomb does at its start)."""
+    brackets = _STRINGS.sub(b"", data).translate(None, _NOT_BRACKETS)
+    if len(brackets) > 2 * MAX_JSON_VALUES:
+        return f"JSON holds more than {MAX_JSON_VALUES:,} arrays and objects"
+    depth = 0
+    for byte in brackets:
+        depth += 1 if byte in (0x5B, 0x7B) else -1
+        if depth > MAX_JSON_DEPTH:
+            return f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
+    return None
 
 
 class TooDeep(ValueError):
-    """A JSON text nests deeper than ``MAX_JSON_DEPTH``."""
+    """A JSON text nests deeper than ``MAX_JSON_DEPTH``, or holds more than
+    ``MAX_JSON_VALUES`` arrays and objects."""
 
 
 def parse_json(raw: bytes | bytearray | str) -> Any:
@@ -50,11 +76,9 @@ def parse_json(raw: bytes | bytearray | str) -> Any:
     """
     data = raw.encode() if isinstance(raw, str) else bytes(raw)
     if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH:
-        # Brackets inside strings do not nest: drop the strings, then take the deepest prefix
-        # sum of +1/-1 steps (in C, not a Python loop: a body may be a megabyte of brackets).
-        steps = np.frombuffer(_STRINGS.sub(b'""', data).translate(_DEPTH_STEPS), dtype=np.int8)
-        if steps.size and int(np.cumsum(steps, dtype=np.int32).max()) > MAX_JSON_DEPTH:
-            raise TooDeep(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+        problem = _nesting_problem(data)
+        if problem is not None:
+            raise TooDeep(problem)
     try:
         return json.loads(data)
     except RecursionError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena_api.routes._request import MAX_JSON_DEPTH, TooDeep, parse_json
+from arena_api.routes._request import MAX_JSON_DEPTH, MAX_JSON_VALUES, TooDeep, parse_json
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,20 @@ def test_what_nests_within_the_bound_parses_as_json(body: bytes | str, value: ob
     parsed = parse_json(body)
 
     assert value is None or parsed == value
+
+
+def test_the_depth_bound_is_exact() -> None:
+    with pytest.raises(TooDeep, match="deeper than 64"):
+        parse_json(b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1))
+
+    parse_json(b"[" * MAX_JSON_DEPTH + b"]" * MAX_JSON_DEPTH)
+
+
+def test_too_many_arrays_and_objects_are_refused_however_flat() -> None:
+    flat = b"[" + b"[]," * MAX_JSON_VALUES + b"[]]"
+
+    with pytest.raises(TooDeep, match="more than 10,000"):
+        parse_json(flat)
 
 
 def test_malformed_json_is_a_value_error_not_too_deep() -> None:
