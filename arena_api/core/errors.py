@@ -41,6 +41,8 @@ class ArenaError(Exception):
 
     status: int = 500
     code: str = "internal_error"
+    #: Seconds a client should wait before trying again (the ``Retry-After`` header), if any.
+    retry_after_s: int | None = None
 
     def __init__(
         self,
@@ -64,6 +66,18 @@ class ShuttingDown(ArenaError):
 
     status = 503
     code = "shutting_down"
+    retry_after_s = 5
+
+
+class StorageUnavailable(ArenaError):
+    """The database cannot be reached (it restarts, or the network between is down)."""
+
+    status = 503
+    code = "database_unavailable"
+    retry_after_s = 5
+
+    def __init__(self, message: str = "The database is unavailable; try again shortly") -> None:
+        super().__init__(message)
 
 
 class InvalidRequest(ArenaError):

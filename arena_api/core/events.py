@@ -156,8 +156,12 @@ class SlotError(_Public):
 
 
 class SlotDone(_Public):
+    """A slot's answer ended. ``recorded`` is false (and only then present) when it could not
+    be stored."""
+
     type: Literal["slot_done"] = "slot_done"
     slot: Slot
+    recorded: Literal[False] | None = None
 
 
 class Steered(_Public):
@@ -172,7 +176,11 @@ class RunError(_Public):
 
 
 class MatchupDone(_Public):
+    """The end of a round. ``recorded`` is false (and only then present) when an answer of it
+    could not be stored (the database was unavailable); the stream itself was complete."""
+
     type: Literal["matchup_done"] = "matchup_done"
+    recorded: Literal[False] | None = None
 
 
 PublicEvent = Annotated[

@@ -83,6 +83,7 @@ class SlotChannel:
         self.started: MatchupStarted | None = None
         self.detached = False
         self.closed = False
+        self._unrecorded = False  # an answer of this channel's slots could not be stored
 
     def publish(self, event: PublicEvent) -> None:
         """Queue ``event`` if it is this connection's; ends the channel after its last slot."""
@@ -97,8 +98,9 @@ class SlotChannel:
         self._queue.put_nowait(event)
         if isinstance(event, SlotDone):
             self._open.discard(event.slot)
+            self._unrecorded = self._unrecorded or event.recorded is False
             if not self._open:
-                self._queue.put_nowait(MatchupDone())
+                self._queue.put_nowait(MatchupDone(recorded=False if self._unrecorded else None))
                 self.end()
 
     def fail(self, event: PublicEvent) -> None:

@@ -50,6 +50,7 @@ from arena_api.core.views import (
     StyleRatedModel,
     SummaryView,
 )
+from arena_api.db.outages import raises_unavailable
 
 __all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
 
@@ -265,6 +266,7 @@ async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
     return _identities((await conn.execute(_ENABLED_MODELS)).all())
 
 
+@raises_unavailable
 class PostgresAnalytics:
     """The dashboard's aggregates over one async engine; read-only."""
 

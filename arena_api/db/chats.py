@@ -9,6 +9,7 @@ import asyncpg
 from arena_api.core.ids import new_id
 from arena_api.core.ports import ChatLink, ChatVoteResult
 from arena_api.core.records import Vote, VoteOutcome
+from arena_api.db.outages import raises_unavailable
 
 __all__ = ["PostgresChatLinks"]
 
@@ -44,6 +45,7 @@ SELECT EXISTS (SELECT 1 FROM claim) AS claimed, EXISTS (SELECT 1 FROM vote) AS v
 """
 
 
+@raises_unavailable
 class PostgresChatLinks:
     def __init__(self, pool: asyncpg.Pool) -> None:
         self._pool = pool

@@ -35,6 +35,7 @@ from arena_api.core.records import (
     Vote,
 )
 from arena_api.db.answers import AnswerWriter
+from arena_api.db.outages import raises_unavailable
 from arena_api.db.tables import (
     conversations,
     matchups,
@@ -203,6 +204,7 @@ async def create_pool(url: str, *, max_size: int = 20) -> asyncpg.Pool:
     return await asyncpg.create_pool(dsn, min_size=1, max_size=max_size, reset=_keep_session)
 
 
+@raises_unavailable
 class PostgresRepository:
     """The request path's reads and writes.
 

@@ -43,7 +43,10 @@ def error_response(
 
 async def _arena_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ArenaError)
-    return error_response(exc.status, exc.code, exc.message, exc.details)
+    response = error_response(exc.status, exc.code, exc.message, exc.details)
+    if exc.retry_after_s is not None:
+        response.headers["retry-after"] = str(exc.retry_after_s)
+    return response
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -27,6 +27,7 @@ from arena_api.core.errors import (
     ProviderUnavailable,
     RoundConfigError,
     ShuttingDown,
+    StorageUnavailable,
     VoteError,
 )
 from arena_api.core.events import (
@@ -462,18 +463,33 @@ class ArenaService:
         """
         models = {run.slot: run.model for run in round_.runs}
         live = round_.live
+        unrecorded: set[Slot] = set()
         try:
             stream = self._core.stream(messages, round_.runs, abort=live.abort, steer=live.steer)
             async for event in stream:
                 if isinstance(event, InternalSlotDone) and round_.persisted:
-                    await self._repo.save_response(
-                        round_.matchup_id, event.slot, models[event.slot].id, event.result
-                    )
+                    try:
+                        await self._repo.save_response(
+                            round_.matchup_id, event.slot, models[event.slot].id, event.result
+                        )
+                    except StorageUnavailable:
+                        # The stream goes on; what is lost is said, in the log and to the client.
+                        _log.error(
+                            "round %s: slot %s's answer (model %s, %d characters) could not be "
+                            "stored: the database is unavailable",
+                            round_.matchup_id,
+                            event.slot,
+                            models[event.slot].id,
+                            len(event.result.content),
+                        )
+                        unrecorded.add(event.slot)
                 if isinstance(event, InternalSteered) and round_.persisted:
                     await self._repo.add_steer(
                         round_.matchup_id, event.instruction, datetime.now(UTC).isoformat()
                     )
                 public = _to_public(event)
+                if isinstance(public, SlotDone) and public.slot in unrecorded:
+                    public = SlotDone(slot=public.slot, recorded=False)
                 if public is not None:
                     round_.publish(public)
         except Exception:
