@@ -29,20 +29,24 @@ from starlette.routing import BaseRoute
 from arena_api.core.arena import ArenaCore
 from arena_api.core.join import JoinBroker
 from arena_api.core.matchmaking import make_matchmaker
+from arena_api.core.ports import RoundObserver
 from arena_api.core.ratelimit import RateLimiter
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.repository import PostgresRepository, create_pool
+from arena_api.metrics import ArenaMetrics
 from arena_api.providers import build_registry, make_session
 from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health
+from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
 from arena_api.routes._frontend import BackendUrlRewrite
+from arena_api.routes._metrics import RequestMetrics
 from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
@@ -70,6 +74,7 @@ class Services:
     reads: ReadService
     chat: OpenAiChatService
     limiter: RateLimiter
+    metrics: ArenaMetrics
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
 
@@ -101,7 +106,11 @@ def token_secret(settings: Settings) -> bytes:
 
 
 def build_arena(
-    settings: Settings, engine: AsyncEngine, pool: asyncpg.Pool, http: aiohttp.ClientSession
+    settings: Settings,
+    engine: AsyncEngine,
+    pool: asyncpg.Pool,
+    http: aiohttp.ClientSession,
+    observer: RoundObserver | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
@@ -121,6 +130,7 @@ def build_arena(
             default_model=settings.default_model,
             harness_version=settings.harness_version,
         ),
+        observer=observer,
     )
 
 
@@ -139,7 +149,8 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
         stack.push_async_callback(pool.close)
         http = make_session()
         stack.push_async_callback(http.close)
-        arena = build_arena(settings, engine, pool, http)
+        metrics = ArenaMetrics()
+        arena = build_arena(settings, engine, pool, http, metrics)
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
         repository = PostgresRepository(engine, pool)
@@ -158,6 +169,7 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             reads=reads,
             chat=chat,
             limiter=RateLimiter(settings.rate_limit),
+            metrics=metrics,
         )
 
 
@@ -198,6 +210,7 @@ def api_routes() -> list[BaseRoute]:
     """Every route of the API, in matching order; the JSON-404 catch-alls come last."""
     return [
         *health.routes,
+        *metrics_routes.routes,
         *chat_routes.routes,
         *arena_routes.routes,
         *analytics_routes.routes,
@@ -224,6 +237,7 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
         routes=api_routes(),
         middleware=[
             Middleware(ForwardedHeaders, trusted=trusted),
+            Middleware(RequestMetrics),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),
         ],

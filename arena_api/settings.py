@@ -281,6 +281,14 @@ SETTINGS: tuple[Setting, ...] = (
         attr="rate_limit",
     ),
     _setting(
+        "ARENA_METRICS_TOKEN",
+        None,
+        "Bearer token `GET /metrics` requires (Prometheus' `authorization` credentials). "
+        "Unset: `/metrics` is open, as for local use.",
+        _secret(min_len=16),
+        attr="metrics_token",
+    ),
+    _setting(
         "ARENA_SHUTDOWN_GRACE_S",
         "20",
         "On SIGTERM: how long rounds in flight may finish (new ones get 503 `shutting_down`) "
@@ -622,6 +630,7 @@ class Settings:
     models_file: Path
     trust_proxy: tuple[IPv4Network | IPv6Network, ...] | Literal["*"]
     rate_limit: tuple[Limit, ...]
+    metrics_token: Secret | None
     shutdown_grace_s: float
     max_body_bytes: int
     web_origin: str | None

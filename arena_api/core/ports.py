@@ -328,3 +328,39 @@ class ChatLinks(Protocol):
         (one per compare column) record one vote, and each learns which of them did.
         """
         ...
+
+
+# -- observation ---------------------------------------------------------------------------------
+
+
+class RoundObserver(Protocol):
+    """What the arena reports as it works (the metrics adapter counts it; tests may too)."""
+
+    def round_started(self, mode: str, plan: str, protocol: str) -> None: ...
+
+    def slot_finished(self, provider: str, model: str, result: SlotResult) -> None: ...
+
+    def vote_recorded(self, outcome: str, method: str) -> None: ...
+
+    def join_ended(self, outcome: str) -> None: ...
+
+    def control_action(self, action: str, accepted: bool) -> None: ...
+
+
+class NoObserver:
+    """Reports nowhere."""
+
+    def round_started(self, mode: str, plan: str, protocol: str) -> None:
+        pass
+
+    def slot_finished(self, provider: str, model: str, result: SlotResult) -> None:
+        pass
+
+    def vote_recorded(self, outcome: str, method: str) -> None:
+        pass
+
+    def join_ended(self, outcome: str) -> None:
+        pass
+
+    def control_action(self, action: str, accepted: bool) -> None:
+        pass

@@ -43,6 +43,7 @@ class RateLimits:
         if refusal is None:
             await self.app(scope, receive, send)
             return
+        services.metrics.rate_limited.labels(group).inc()
         body = json.dumps(
             {
                 "error": refusal_message(refusal.retry_after_s),

@@ -36,6 +36,7 @@ from arena_api.services import (
     ArenaService,
     CompletionReply,
     OpenAiChatService,
+    RoundOptions,
     RoundStream,
     TextReply,
 )
@@ -122,7 +123,9 @@ async def _serve(request: Request, protocol: Protocol, body: object | None = Non
     try:
         client = parse_chat_body(protocol, await read_json(request) if body is None else body)
         round_ = await _arena(request).start_round(
-            client.request, x_arena=request.headers.get("x-arena")
+            client.request,
+            x_arena=request.headers.get("x-arena"),
+            options=RoundOptions(protocol=protocol.name),
         )
     except ArenaError as exc:
         adapter = protocol.new_adapter()

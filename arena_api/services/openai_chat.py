@@ -51,6 +51,9 @@ __all__ = [
     "TextReply",
 ]
 
+#: How the metrics name rounds this front starts (an OpenAI chat UI such as Open WebUI).
+_PROTOCOL = "openai-chat"
+
 Layout = Literal["duel", "column", "single"]
 Listing = Literal["arena", "roster", "both"]
 
@@ -300,7 +303,9 @@ class OpenAiChatService:
         chat_key, session_id = self._chat_key(call), self._session(call)
         conversation_id, note = await self._continuation(chat_key, session_id)
         request = self._request(call, sessionId=session_id, conversationId=conversation_id)
-        round_ = await self._arena.start_round(request, options=RoundOptions(plan="matchup"))
+        round_ = await self._arena.start_round(
+            request, options=RoundOptions(plan="matchup", protocol=_PROTOCOL)
+        )
         await self._link(chat_key, session_id, round_)
         body = text.duel_text(round_.events(), note=note, votable=chat_key is not None)
         return TextReply(model_id, body, self._metadata(round_))
@@ -320,7 +325,7 @@ class OpenAiChatService:
         )
         try:
             round_ = await self._arena.start_round(
-                request, options=RoundOptions(plan="matchup", slot=slot)
+                request, options=RoundOptions(plan="matchup", slot=slot, protocol=_PROTOCOL)
             )
         except JoinError as exc:
             line = {
@@ -340,7 +345,12 @@ class OpenAiChatService:
     async def _single(self, call: ChatCall, model_id: str, named: ModelEntry | None) -> TextReply:
         model = named or await self._hidden_model(call)
         request = self._request(call, sessionId=self._session(call))
-        options = RoundOptions(plan="single", model=model, context=_own_context(call.history))
+        options = RoundOptions(
+            plan="single",
+            model=model,
+            context=_own_context(call.history),
+            protocol=_PROTOCOL,
+        )
         round_ = await self._arena.start_round(request, options=options)
         return TextReply(model_id, text.single_text(round_.events()), self._metadata(round_))
 

@@ -50,7 +50,14 @@ from arena_api.core.ids import new_id
 from arena_api.core.join import FollowerClaim, JoinBroker, JoinError, JoinHandshake, SlotChannel
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
-from arena_api.core.ports import ArenaRepository, Matchmaker, ModelProvider, ProviderResolver
+from arena_api.core.ports import (
+    ArenaRepository,
+    Matchmaker,
+    ModelProvider,
+    NoObserver,
+    ProviderResolver,
+    RoundObserver,
+)
 from arena_api.core.records import (
     DECISIVE_VOTES,
     ConversationRecord,
@@ -96,12 +103,15 @@ class RoundOptions:
             conversation (a client's own chat with one model).
         slot: the one slot this request streams of a matchup shared with a sibling request
             (``joinKey`` required); see ``start_round``.
+        protocol: the wire protocol the round is framed in (``ui`` for the Reflex page), for
+            the metrics.
     """
 
     plan: Plan | None = None
     model: ModelEntry | None = None
     context: tuple[ChatMessage, ...] = ()
     slot: Slot | None = None
+    protocol: str = "sse"
 
 
 @dataclass
@@ -157,6 +167,7 @@ class ArenaService:
         join: JoinBroker | None = None,
         max_queued_events: int = 4096,
         rng: random.Random | None = None,
+        observer: RoundObserver | None = None,
     ) -> None:
         self._repo = repository
         self._providers = providers
@@ -171,6 +182,7 @@ class ArenaService:
         self._max_queued = max_queued_events
         self._tasks: set[asyncio.Task[None]] = set()
         self._draining = False
+        self._observer: RoundObserver = observer or NoObserver()
         self.registry = MatchupRegistry()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -298,12 +310,14 @@ class ArenaService:
         )
         claim = self._join.claim(scope, options.slot)
         if isinstance(claim, FollowerClaim):
+            self._observer.join_ended("joined")
             handshake = await claim.handshake()
             return RoundStream(handshake.started, handshake.channel)
         # A request that names its slot shows that slot alone: nothing is stored and no model
         # is asked until its sibling is here. Otherwise the round starts at once and an
         # unpaired leader streams both slots.
         if options.slot is not None and not await claim.wait_for_follower():
+            self._observer.join_ended("unpaired")
             raise JoinError(
                 "No sibling request for the other slot arrived within the join window",
                 status=409,
@@ -315,6 +329,7 @@ class ArenaService:
             claim.fail(exc)
             raise
         if options.slot is None and not await claim.wait_for_follower():
+            self._observer.join_ended("unpaired")
             return RoundStream(round_.started, round_.channels[0])
         other: Slot = "B" if claim.slot == "A" else "A"
         follower = round_.channels[0].split(other, self._max_queued)
@@ -357,7 +372,9 @@ class ArenaService:
             started = MatchupStarted(
                 matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
             )
-            return self._launch(started, runs, messages, persisted=False, token=None)
+            return self._launch(
+                started, runs, messages, persisted=False, token=None, plan=plan, options=options
+            )
 
         if plan == "shadow":
             incumbent = self._require_default(roster)
@@ -417,7 +434,9 @@ class ArenaService:
             if named
             else None,
         )
-        return self._launch(started, runs, messages, persisted=True, token=token)
+        return self._launch(
+            started, runs, messages, persisted=True, token=token, plan=plan, options=options
+        )
 
     def _require_default(self, roster: Sequence[ModelEntry]) -> ModelEntry:
         model = self._default_model
@@ -444,7 +463,12 @@ class ArenaService:
         *,
         persisted: bool,
         token: str | None,
+        plan: Plan,
+        options: RoundOptions | None,
     ) -> _Round:
+        self._observer.round_started(
+            started.mode, plan, options.protocol if options else RoundOptions.protocol
+        )
         matchup_id = uuid.UUID(started.matchup_id)
         live = LiveMatchup(token_hash=token_hash(token) if token else None)
         channel = SlotChannel(frozenset(started.slots), self._max_queued)
@@ -467,6 +491,9 @@ class ArenaService:
         try:
             stream = self._core.stream(messages, round_.runs, abort=live.abort, steer=live.steer)
             async for event in stream:
+                if isinstance(event, InternalSlotDone):
+                    model = models[event.slot]
+                    self._observer.slot_finished(model.provider, model.display_name, event.result)
                 if isinstance(event, InternalSlotDone) and round_.persisted:
                     try:
                         await self._repo.save_response(
@@ -520,18 +547,30 @@ class ArenaService:
     def stop(self, matchup_id: uuid.UUID, token: str | None = None) -> tuple[bool, str | None]:
         """Abort a running round (both slots, joined or not); what was produced is kept."""
         if not self._control_allowed(matchup_id, token):
-            return False, "the matchup token does not match this matchup"
-        if not self.registry.stop(matchup_id):
-            return False, "unknown or finished matchup"
-        return True, None
+            outcome: tuple[bool, str | None] = (
+                False,
+                "the matchup token does not match this matchup",
+            )
+        elif not self.registry.stop(matchup_id):
+            outcome = False, "unknown or finished matchup"
+        else:
+            outcome = True, None
+        self._observer.control_action("stop", outcome[0])
+        return outcome
 
     def steer(
         self, matchup_id: uuid.UUID, instruction: str, token: str | None = None
     ) -> tuple[bool, str | None]:
         """Restart a running round with ``instruction``; (accepted, reason when refused)."""
         if not self._control_allowed(matchup_id, token):
-            return False, "the matchup token does not match this matchup"
-        return self.registry.steer(matchup_id, instruction)
+            outcome: tuple[bool, str | None] = (
+                False,
+                "the matchup token does not match this matchup",
+            )
+        else:
+            outcome = self.registry.steer(matchup_id, instruction)
+        self._observer.control_action("steer", outcome[0])
+        return outcome
 
     # -- votes -----------------------------------------------------------------------------------
 
@@ -569,6 +608,7 @@ class ArenaService:
             raise VoteError(
                 "A vote was already recorded for this matchup", status=409, code="already_voted"
             )
+        self._observer.vote_recorded(request.vote, "human")
         return VoteReveal(
             accepted=True,
             models=reveal(matchup),

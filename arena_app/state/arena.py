@@ -26,6 +26,7 @@ from arena_api.core.events import (
 from arena_api.core.models import SLOTS
 from arena_api.core.ratelimit import refusal_message
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
+from arena_api.services import RoundOptions
 from arena_app.backend import services
 from arena_app.live import LiveFeed, feeds
 from arena_app.state.leaderboard import LeaderboardState
@@ -280,7 +281,9 @@ class ArenaState(rx.State):
             feed = feeds.open()
             self.live_feed = feed.url
         try:
-            round_ = await services().arena.start_round(parse_command(ChatRequest, body))
+            round_ = await services().arena.start_round(
+                parse_command(ChatRequest, body), options=RoundOptions(protocol="ui")
+            )
         except BaseException as exc:
             feeds.close(feed)
             if not isinstance(exc, ArenaError):

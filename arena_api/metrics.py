@@ -1,0 +1,122 @@
+"""Prometheus metrics of one server process (``GET /metrics``; ``ARENA_METRICS_TOKEN`` guards it).
+
+Every metric lives in the process's own ``CollectorRegistry`` (not the library's global one),
+created with the services, so several apps in one process (the tests) never collide. Counters
+only grow over the process's lifetime. Models are labelled by display name: ``/metrics`` is an
+operator's endpoint, never a voter's. One granian worker serves the arena; several would need
+``prometheus_client``'s multiprocess mode.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from arena_api.core.arena import STOPPED
+from arena_api.core.events import SlotResult
+
+__all__ = ["CONTENT_TYPE_LATEST", "ArenaMetrics", "error_kind"]
+
+_LATENCY_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)
+
+
+def error_kind(error: str | None) -> str | None:
+    """A slot error's kind: ``stopped``, ``timeout`` or ``provider``; None when it succeeded."""
+    if error is None:
+        return None
+    if error == STOPPED:
+        return "stopped"
+    return "timeout" if "timed out" in error else "provider"
+
+
+class ArenaMetrics:
+    """The server's metrics; also the arena's ``RoundObserver``."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.requests = Counter(
+            "arena_http_requests",
+            "HTTP requests by route and status.",
+            ["route", "status"],
+            registry=r,
+        )
+        self.rounds = Counter(
+            "arena_rounds",
+            "Rounds started by mode, plan and protocol.",
+            ["mode", "plan", "protocol"],
+            registry=r,
+        )
+        self.votes = Counter(
+            "arena_votes",
+            "Votes recorded by outcome and method.",
+            ["outcome", "method"],
+            registry=r,
+        )
+        self.slot_errors = Counter(
+            "arena_slot_errors",
+            "Answers that ended in an error, by provider and kind.",
+            ["provider", "kind"],
+            registry=r,
+        )
+        self.ttft = Histogram(
+            "arena_time_to_first_token_seconds",
+            "Time to an answer's first token, per model.",
+            ["model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.duration = Histogram(
+            "arena_answer_duration_seconds",
+            "Time an answer streamed, per model.",
+            ["model"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.tokens = Counter(
+            "arena_output_tokens",
+            "Output tokens per model (provider-reported or estimated).",
+            ["model"],
+            registry=r,
+        )
+        self.joins = Counter(
+            "arena_slot_joins", "Slot-join attempts by how they ended.", ["outcome"], registry=r
+        )
+        self.control = Counter(
+            "arena_control_actions",
+            "Control-plane actions by kind and whether accepted.",
+            ["action", "accepted"],
+            registry=r,
+        )
+        self.rate_limited = Counter(
+            "arena_rate_limited",
+            "Requests refused by ARENA_RATE_LIMIT, by route group.",
+            ["group"],
+            registry=r,
+        )
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+    # -- RoundObserver ---------------------------------------------------------------------------
+
+    def round_started(self, mode: str, plan: str, protocol: str) -> None:
+        self.rounds.labels(mode, plan, protocol).inc()
+
+    def slot_finished(self, provider: str, model: str, result: SlotResult) -> None:
+        kind = error_kind(result.error)
+        if kind is not None:
+            self.slot_errors.labels(provider, kind).inc()
+        if result.ttft_ms is not None:
+            self.ttft.labels(model).observe(result.ttft_ms / 1000)
+        self.duration.labels(model).observe(result.stream_duration_ms / 1000)
+        self.tokens.labels(model).inc(result.output_token_count)
+
+    def vote_recorded(self, outcome: str, method: str) -> None:
+        self.votes.labels(outcome, method).inc()
+
+    def join_ended(self, outcome: str) -> None:
+        self.joins.labels(outcome).inc()
+
+    def control_action(self, action: str, accepted: bool) -> None:
+        self.control.labels(action, "true" if accepted else "false").inc()

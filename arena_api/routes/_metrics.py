@@ -1,0 +1,36 @@
+"""Counts every API request by its route (the template, never the raw path) and status."""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena_api.routes._ratelimit import GROUPS
+
+__all__ = ["RequestMetrics"]
+
+
+class RequestMetrics:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        services = getattr(scope["app"].state, "services", None)
+        if scope["type"] != "http" or services is None:
+            await self.app(scope, receive, send)
+            return
+        status = 500
+
+        async def sending(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            path = getattr(scope.get("route"), "path", None)
+            if path is None and (scope.get("method"), scope.get("path")) in GROUPS:
+                path = scope["path"]  # refused by the rate limit before it was routed
+            if path is not None:  # an API route; the UI's files and Reflex's are not counted
+                services.metrics.requests.labels(path, str(status)).inc()

@@ -1,0 +1,30 @@
+"""``GET /metrics``: the process's Prometheus metrics, behind ``ARENA_METRICS_TOKEN`` when set."""
+
+from __future__ import annotations
+
+import hmac
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from arena_api.routes.errors import error_response
+
+__all__ = ["routes"]
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+
+async def metrics(request: Request) -> Response:
+    services = request.app.state.services
+    token = services.settings.metrics_token
+    if token is not None:
+        offered = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(offered.encode(), token.reveal().encode()):
+            response = error_response(401, "unauthorized", "A valid metrics token is required")
+            response.headers["www-authenticate"] = "Bearer"
+            return response
+    return Response(services.metrics.render(), media_type=CONTENT_TYPE)
+
+
+routes: list[BaseRoute] = [Route("/metrics", metrics, methods=["GET"], name="metrics")]
