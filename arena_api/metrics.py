@@ -9,11 +9,14 @@ operator's endpoint, never a voter's. One granian worker serves the arena; sever
 
 from __future__ import annotations
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from datetime import UTC, datetime
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from arena_api.core.arena import STOPPED
 from arena_api.core.events import SlotResult
+from arena_api.core.ports import RatingPassRecord
 
 __all__ = ["CONTENT_TYPE_LATEST", "ArenaMetrics", "error_kind"]
 
@@ -95,7 +98,37 @@ class ArenaMetrics:
             registry=r,
         )
 
-    def render(self) -> bytes:
+        self.rating_seconds = Gauge(
+            "arena_rating_pass_seconds",
+            "How long the rating process's latest pass took.",
+            registry=r,
+        )
+        self.rating_fit_age = Gauge(
+            "arena_rating_last_fit_age_seconds",
+            "Seconds since the latest fit was written.",
+            registry=r,
+        )
+        self.rating_votes_excluded = Gauge(
+            "arena_rating_votes_excluded",
+            "Votes the anomaly screen left out of the latest pass.",
+            registry=r,
+        )
+        self.rating_sessions_excluded = Gauge(
+            "arena_rating_sessions_excluded",
+            "Sessions the anomaly screen flagged in the latest pass.",
+            registry=r,
+        )
+
+    def render(self, rating: RatingPassRecord | None = None) -> bytes:
+        """The exposition; ``rating``: the rating process's latest pass (read from the database
+        at scrape time, since that process is not this one)."""
+        unknown = float("nan")  # no pass yet: not a number, never a misleading 0
+        self.rating_seconds.set(rating.seconds if rating else unknown)
+        self.rating_votes_excluded.set(rating.votes_excluded if rating else unknown)
+        self.rating_sessions_excluded.set(rating.sessions_excluded if rating else unknown)
+        fit = rating.last_fit_at if rating else None
+        age = (datetime.now(UTC) - fit).total_seconds() if fit else unknown
+        self.rating_fit_age.set(max(0.0, age) if fit else unknown)
         return generate_latest(self.registry)
 
     # -- RoundObserver ---------------------------------------------------------------------------

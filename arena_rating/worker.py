@@ -69,7 +69,13 @@ from arena_rating.report import (
 )
 from arena_rating.style import STYLE_FEATURES, STYLE_UNITS, StyleVotes, fit_style
 from arena_rating.trigger import Fingerprint, RefitTrigger, read_fingerprint
-from arena_rating.writeback import rating_lock, write_population, write_ratings, write_style
+from arena_rating.writeback import (
+    rating_lock,
+    record_pass,
+    write_population,
+    write_ratings,
+    write_style,
+)
 
 __all__ = [
     "DRIFT_WARNING_SE",
@@ -272,7 +278,18 @@ class RatingWorker:
                     _log.info("another rating process holds the lock; pass skipped")
                     return PassReport(status="skipped", timings=clock.laps)
                 snapshot = await self._read(conn, clock, with_style=periodic and self.options.style)
-                return await self._rate(conn, snapshot, clock, history=periodic)
+                report = await self._rate(conn, snapshot, clock, history=periodic)
+                await record_pass(
+                    conn,
+                    status=report.status,
+                    seconds=report.seconds,
+                    votes=report.votes,
+                    votes_excluded=report.votes_excluded,
+                    sessions_excluded=report.sessions_excluded,
+                    models=report.models,
+                    periodic=periodic,
+                )
+                return report
 
     async def _read(
         self, conn: AsyncConnection, clock: _Stopwatch, *, with_style: bool

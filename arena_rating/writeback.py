@@ -31,6 +31,7 @@ from arena_api.db.tables import (
     model_rating_history,
     model_ratings,
     model_style_ratings,
+    rating_passes,
     style_control_coefficients,
 )
 from arena_rating._errors import RatingInputError
@@ -146,6 +147,40 @@ async def write_ratings(
         if records and history:
             await conn.execute(insert(model_rating_history).values(records))
     return computed_at
+
+
+#: How many passes ``rating_passes`` keeps (a day of ten-second refits is 8,640).
+PASSES_KEPT = 1000
+
+
+async def record_pass(
+    conn: AsyncConnection,
+    *,
+    status: str,
+    seconds: float,
+    votes: int,
+    votes_excluded: int,
+    sessions_excluded: int,
+    models: int,
+    periodic: bool,
+) -> None:
+    """Append what a pass did to ``rating_passes`` and drop all but the latest ``PASSES_KEPT``."""
+    async with conn.begin():
+        inserted = await conn.execute(
+            insert(rating_passes)
+            .values(
+                status=status,
+                seconds=seconds,
+                votes=votes,
+                votes_excluded=votes_excluded,
+                sessions_excluded=sessions_excluded,
+                models=models,
+                periodic=periodic,
+            )
+            .returning(rating_passes.c.id)
+        )
+        newest = inserted.scalar_one()
+        await conn.execute(delete(rating_passes).where(rating_passes.c.id <= newest - PASSES_KEPT))
 
 
 async def write_population(conn: AsyncConnection, population: str, rows: RatingRows | None) -> None:

@@ -213,6 +213,18 @@ class LeaderboardRecords:
     spread: StyleSpread = field(default_factory=StyleSpread)
 
 
+@dataclass(frozen=True)
+class RatingPassRecord:
+    """What the rating process's latest pass did, and when its latest fit was written."""
+
+    finished_at: datetime
+    seconds: float
+    votes: int
+    votes_excluded: int
+    sessions_excluded: int
+    last_fit_at: datetime | None
+
+
 class LeaderboardPort(Protocol):
     async def leaderboard(self, *, include_named: bool = False) -> LeaderboardRecords:
         """Enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes DESC, name;
@@ -220,6 +232,10 @@ class LeaderboardPort(Protocol):
 
         Must not scan the stored votes: its cost may grow with models, never with votes.
         """
+        ...
+
+    async def last_rating_pass(self) -> RatingPassRecord | None:
+        """The rating process's latest pass, or None before its first."""
         ...
 
 

@@ -23,6 +23,7 @@ from arena_api.core.ports import (
     LeaderboardRecords,
     MatchmakingSnapshot,
     RatedModelRecord,
+    RatingPassRecord,
     StyleCoefficient,
     StyleSpread,
 )
@@ -47,6 +48,7 @@ from arena_api.db.tables import (
     pair_style_stats,
     pair_vote_stats,
     preferences,
+    rating_passes,
     responses,
     style_control_coefficients,
     turns,
@@ -442,6 +444,33 @@ class PostgresRepository:
         )
         self._snapshot = (now, snapshot)
         return snapshot
+
+    async def last_rating_pass(self) -> RatingPassRecord | None:
+        """The rating process's latest pass (``rating_passes``), with its latest fit's time."""
+        async with self._engine.connect() as conn:
+            row = (
+                await conn.execute(
+                    select(
+                        rating_passes,
+                        select(func.max(rating_passes.c.finished_at))
+                        .where(rating_passes.c.status == "rated")
+                        .scalar_subquery()
+                        .label("last_fit_at"),
+                    )
+                    .order_by(rating_passes.c.id.desc())
+                    .limit(1)
+                )
+            ).first()
+        if row is None:
+            return None
+        return RatingPassRecord(
+            finished_at=row.finished_at,
+            seconds=row.seconds,
+            votes=row.votes,
+            votes_excluded=row.votes_excluded,
+            sessions_excluded=row.sessions_excluded,
+            last_fit_at=row.last_fit_at,
+        )
 
     async def leaderboard(self, *, include_named: bool = False) -> LeaderboardRecords:
         """Enabled models with their vote records and (when rated) both ratings, plus the style

@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Identity,
     Index,
     Integer,
     MetaData,
@@ -43,6 +44,7 @@ __all__ = [
     "pair_style_stats",
     "pair_vote_stats",
     "preferences",
+    "rating_passes",
     "response_latency_buckets",
     "response_latency_values",
     "responses",
@@ -248,6 +250,22 @@ model_ratings = Table(
     _rated_model_fk(primary_key=True),
     *_rating_columns(),
     *_rating_checks(),
+)
+
+# What each pass of the rating process did (the most recent ones), for the server's /metrics.
+rating_passes = Table(
+    "rating_passes",
+    metadata,
+    Column("id", BigInteger, Identity(always=True), primary_key=True),
+    Column("finished_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("status", Text, nullable=False),
+    Column("seconds", Float, nullable=False),
+    Column("votes", Integer, nullable=False),
+    Column("votes_excluded", Integer, nullable=False),
+    Column("sessions_excluded", Integer, nullable=False),
+    Column("models", Integer, nullable=False),
+    Column("periodic", Boolean, nullable=False),
+    CheckConstraint("status IN ('rated', 'empty')", name="status"),
 )
 
 # The fit of another population of votes than the blind one ``model_ratings`` holds:

@@ -24,7 +24,8 @@ async def metrics(request: Request) -> Response:
             response = error_response(401, "unauthorized", "A valid metrics token is required")
             response.headers["www-authenticate"] = "Bearer"
             return response
-    return Response(services.metrics.render(), media_type=CONTENT_TYPE)
+    rating = await services.reads.last_rating_pass()
+    return Response(services.metrics.render(rating), media_type=CONTENT_TYPE)
 
 
 routes: list[BaseRoute] = [Route("/metrics", metrics, methods=["GET"], name="metrics")]

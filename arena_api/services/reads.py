@@ -13,7 +13,13 @@ from datetime import datetime
 
 from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
-from arena_api.core.ports import AnalyticsPort, ArenaRepository, StyleCoefficient, StyleSpread
+from arena_api.core.ports import (
+    AnalyticsPort,
+    ArenaRepository,
+    RatingPassRecord,
+    StyleCoefficient,
+    StyleSpread,
+)
 from arena_api.core.records import DECISIVE_VOTES
 from arena_api.core.views import (
     ActivityBucket,
@@ -132,6 +138,9 @@ class ReadService:
                 for t in record.turns
             ],
         )
+
+    async def last_rating_pass(self) -> RatingPassRecord | None:
+        return await self._repo.last_rating_pass()
 
     async def leaderboard(self, *, include_named: bool = False) -> LeaderboardView:
         """Enabled models' records and ratings, plus what reading the ratings needs.

@@ -3,11 +3,14 @@ the traffic was."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_rating import RatingSettings, RatingWorker
 from tests.integration.arena_harness import serve_arena
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -59,6 +62,25 @@ async def test_metrics_count_what_the_traffic_did(
         dict(labels)["model"] for (name, labels) in samples if name == "arena_output_tokens_total"
     }
     assert models and all(model.startswith("Mock ") for model in models)  # display names
+
+
+async def test_metrics_export_what_the_rating_process_last_did(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with serve_arena(db, database_url, tmp_path) as arena:
+        before = _samples((await arena.client.get("/metrics")).text)
+        for _ in range(3):
+            _, frames = await arena.chat()
+            assert (await arena.vote(frames[0][1], "right")).status_code == 200
+        report = await RatingWorker(db, RatingSettings()).run_pass()
+        after = _samples((await arena.client.get("/metrics")).text)
+        kept = await arena.scalar("SELECT count(*) FROM rating_passes")
+
+    assert math.isnan(_sum(before, "arena_rating_last_fit_age_seconds"))  # no fit yet
+    assert report.status == "rated" and kept == 1
+    assert _sum(after, "arena_rating_pass_seconds") == pytest.approx(report.seconds)
+    assert 0 <= _sum(after, "arena_rating_last_fit_age_seconds") < 60
+    assert _sum(after, "arena_rating_votes_excluded") == report.votes_excluded == 0
 
 
 async def test_a_metrics_token_guards_the_endpoint(
