@@ -45,6 +45,7 @@ from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
+from arena_api.routes._auth import ApiTokens
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.routes._metrics import RequestMetrics
 from arena_api.routes._proxy import ForwardedHeaders
@@ -233,11 +234,17 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
         if settings is not None
         else read_setting(setting_named("ARENA_TRUST_PROXY"), os.environ)
     )
+    tokens = (
+        settings.api_tokens
+        if settings is not None
+        else read_setting(setting_named("ARENA_API_TOKENS"), os.environ)
+    )
     app = Starlette(
         routes=api_routes(),
         middleware=[
             Middleware(ForwardedHeaders, trusted=trusted),
             Middleware(RequestMetrics),
+            Middleware(ApiTokens, tokens=tuple(t.reveal().encode() for t in tokens)),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),
         ],

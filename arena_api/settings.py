@@ -172,6 +172,16 @@ def _proxies() -> tuple[Parser, str]:
     return parse, "0 (no proxy), 1 (any peer), or comma-separated addresses or networks (CIDR)"
 
 
+def _secret_list(*, min_len: int) -> tuple[Parser, str]:
+    def parse(raw: str) -> tuple[Secret, ...]:
+        tokens = tuple(part.strip() for part in raw.split(",") if part.strip())
+        if any(len(token) < min_len for token in tokens):
+            raise _Invalid
+        return tuple(Secret(token) for token in tokens)
+
+    return parse, f"empty, or comma-separated tokens of at least {min_len} characters"
+
+
 def _rate_limits() -> tuple[Parser, str]:
     def parse(raw: str) -> tuple[Limit, ...]:
         try:
@@ -279,6 +289,15 @@ SETTINGS: tuple[Setting, ...] = (
         "`rate_limited` with `Retry-After`. Empty: no limit.",
         _rate_limits(),
         attr="rate_limit",
+    ),
+    _setting(
+        "ARENA_API_TOKENS",
+        "",
+        "Tokens the HTTP API requires (`/api/*`, `/v1/*`, `/models`, `/chat/completions`) as "
+        "`Authorization: Bearer <token>` or `X-API-Token` (a WebSocket may pass `?api_token=`); "
+        "an OpenAI client's API key is exactly this. Empty: the API is open.",
+        _secret_list(min_len=16),
+        attr="api_tokens",
     ),
     _setting(
         "ARENA_METRICS_TOKEN",
@@ -630,6 +649,7 @@ class Settings:
     models_file: Path
     trust_proxy: tuple[IPv4Network | IPv6Network, ...] | Literal["*"]
     rate_limit: tuple[Limit, ...]
+    api_tokens: tuple[Secret, ...]
     metrics_token: Secret | None
     shutdown_grace_s: float
     max_body_bytes: int

@@ -38,8 +38,9 @@ class RateLimits:
         if group is None or services is None or not services.limiter.enabled:
             await self.app(scope, receive, send)
             return
-        client = scope.get("client")
-        refusal = services.limiter.check(group, client[0] if client else "")
+        # A request that carried an API token counts against that token, not its address.
+        client = scope.get("arena.client") or (scope["client"][0] if scope.get("client") else "")
+        refusal = services.limiter.check(group, client)
         if refusal is None:
             await self.app(scope, receive, send)
             return

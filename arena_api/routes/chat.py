@@ -41,7 +41,7 @@ from arena_api.services import (
     TextReply,
 )
 
-__all__ = ["routes", "stream_response"]
+__all__ = ["in_band_failure", "routes", "select", "stream_response"]
 
 _log = logging.getLogger(__name__)
 _OPENAI = get_protocol("openai")
@@ -85,7 +85,7 @@ def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
     return StreamingResponse(frames(), headers=headers, media_type=adapter.media_type)
 
 
-def _in_band_failure(adapter: EventAdapter, exc: ArenaError) -> Response:
+def in_band_failure(adapter: EventAdapter, exc: ArenaError) -> Response:
     """A pre-stream failure as the protocol's single terminal event, at 200."""
     message = exc.message
     if exc.details:
@@ -131,7 +131,7 @@ async def _serve(request: Request, protocol: Protocol, body: object | None = Non
         adapter = protocol.new_adapter()
         if not adapter.in_band_errors:
             raise
-        return _in_band_failure(adapter, exc)
+        return in_band_failure(adapter, exc)
     return stream_response(round_, protocol.new_adapter(client.context))
 
 
