@@ -42,7 +42,7 @@ from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
-from arena_api.routes import errors, health
+from arena_api.routes import errors, health, lifecycle
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
 from arena_api.routes._auth import ApiTokens
@@ -51,7 +51,7 @@ from arena_api.routes._metrics import RequestMetrics
 from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
-from arena_api.settings import Settings, load_settings, read_setting, setting_named
+from arena_api.settings import Settings, load_settings
 
 __all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
 
@@ -211,6 +211,7 @@ def api_routes() -> list[BaseRoute]:
     """Every route of the API, in matching order; the JSON-404 catch-alls come last."""
     return [
         *health.routes,
+        *lifecycle.routes,
         *metrics_routes.routes,
         *chat_routes.routes,
         *arena_routes.routes,
@@ -229,22 +230,14 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
             omitted.
         standalone: give the app its own lifespan (when it is not mounted into Reflex).
     """
-    trusted = (
-        settings.trust_proxy
-        if settings is not None
-        else read_setting(setting_named("ARENA_TRUST_PROXY"), os.environ)
-    )
-    tokens = (
-        settings.api_tokens
-        if settings is not None
-        else read_setting(setting_named("ARENA_API_TOKENS"), os.environ)
-    )
+    # The middleware needs its variables now; the services read theirs when the lifespan starts.
+    edge = settings if settings is not None else load_settings()
     app = Starlette(
         routes=api_routes(),
         middleware=[
-            Middleware(ForwardedHeaders, trusted=trusted),
+            Middleware(ForwardedHeaders, trusted=edge.trust_proxy),
             Middleware(RequestMetrics),
-            Middleware(ApiTokens, tokens=tuple(t.reveal().encode() for t in tokens)),
+            Middleware(ApiTokens, tokens=tuple(t.reveal().encode() for t in edge.api_tokens)),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),
         ],

@@ -28,7 +28,7 @@ from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_pos
 from arena_api.db.migrations import upgrade
 from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
 from arena_api.roster import RosterError, load_roster
-from arena_api.routes.health import INTERNAL_TOKEN
+from arena_api.routes.lifecycle import INTERNAL_TOKEN
 from arena_api.settings import (
     Settings,
     SettingsError,

@@ -56,7 +56,7 @@ from arena_rating.aggregate import (
     read_style_votes,
 )
 from arena_rating.anomaly import ScreenResult, screen_sessions
-from arena_rating.bradley_terry import fit_rao_kupper
+from arena_rating.bradley_terry import RaoKupperFit, fit_rao_kupper
 from arena_rating.confidence import multinomial_bootstrap, width_ratios
 from arena_rating.connectivity import centre_within_components, component_sizes
 from arena_rating.report import (
@@ -392,15 +392,8 @@ class RatingWorker:
         and has no warm state of its own), for the leaderboard that includes them."""
         rows = None
         if with_named is not None and with_named.model_ids:
-            ridge = self.settings.rating_ridge
-            fit = fit_rao_kupper(with_named.counts, l2_penalty=ridge)
-            rows = summarise_pairs(
-                with_named.model_ids,
-                with_named.counts,
-                fit,
-                l2_penalty=ridge,
-                confidence_level=self.options.confidence_level,
-            ).rows
+            fit = fit_rao_kupper(with_named.counts, l2_penalty=self.settings.rating_ridge)
+            rows = self._summarise(with_named, fit).rows
             _log.info(
                 "with named rounds: %s votes, %d models",
                 f"{with_named.votes:,}",
@@ -408,6 +401,16 @@ class RatingWorker:
             )
         await write_population(conn, WITH_NAMED, rows)
         clock.lap("with_named")
+
+    def _summarise(self, aggregated: AggregatedVotes, fit: RaoKupperFit) -> RatingReport:
+        """Intervals, components and the display scale of ``fit``, at the pass's settings."""
+        return summarise_pairs(
+            aggregated.model_ids,
+            aggregated.counts,
+            fit,
+            l2_penalty=self.settings.rating_ridge,
+            confidence_level=self.options.confidence_level,
+        )
 
     def _fit_default(
         self, aggregated: AggregatedVotes, mode: RefitMode, clock: _Stopwatch
@@ -422,13 +425,7 @@ class RatingWorker:
             aggregated.counts, l2_penalty=ridge, initial=None if mode is RefitMode.FULL else warm
         )
         clock.lap("fit")
-        report = summarise_pairs(
-            aggregated.model_ids,
-            aggregated.counts,
-            fit,
-            l2_penalty=ridge,
-            confidence_level=self.options.confidence_level,
-        )
+        report = self._summarise(aggregated, fit)
         clock.lap("intervals")
         drift = None
         if mode is RefitMode.FULL and warm is not None:

@@ -98,6 +98,23 @@ _STYLE_COLUMNS = {
 }
 
 
+def _records(
+    rows: RatingRows, columns: Mapping[str, str], computed_at: datetime, **extra: object
+) -> list[dict[str, object]]:
+    """``rows`` as rows of a rating table whose value columns ``columns`` names."""
+    return [
+        {
+            **extra,
+            "model_id": r["model_id"],
+            **{column: r[field] for field, column in columns.items()},
+            "component_id": r["component_id"],
+            "games": r["games"],
+            "computed_at": computed_at,
+        }
+        for r in rows.records()
+    ]
+
+
 async def _replace_rated(
     conn: AsyncConnection,
     table: Table,
@@ -107,16 +124,7 @@ async def _replace_rated(
 ) -> list[dict[str, object]]:
     """Make ``table`` hold exactly ``rows`` (upsert by model, delete the others); returns the
     records written."""
-    records = [
-        {
-            "model_id": r["model_id"],
-            **{column: r[field] for field, column in columns.items()},
-            "component_id": r["component_id"],
-            "games": r["games"],
-            "computed_at": computed_at,
-        }
-        for r in rows.records()
-    ]
+    records = _records(rows, columns, computed_at)
     await conn.execute(delete(table).where(table.c.model_id.not_in(rows.model_ids)))
     if records:
         upsert = insert(table).values(records)
@@ -190,18 +198,8 @@ async def write_population(conn: AsyncConnection, population: str, rows: RatingR
     async with conn.begin():
         computed_at = await _now(conn)
         await conn.execute(delete(table).where(table.c.population == population))
-        records = [
-            {
-                "population": population,
-                "model_id": r["model_id"],
-                **{column: r[field] for field, column in _RATING_COLUMNS.items()},
-                "component_id": r["component_id"],
-                "games": r["games"],
-                "computed_at": computed_at,
-            }
-            for r in (rows.records() if rows is not None else [])
-        ]
-        if records:
+        if rows is not None and rows.model_ids:
+            records = _records(rows, _RATING_COLUMNS, computed_at, population=population)
             await conn.execute(insert(table).values(records))
 
 

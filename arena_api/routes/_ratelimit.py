@@ -7,11 +7,10 @@ forwarded one when the peer is a trusted proxy. The limiter itself is the proces
 
 from __future__ import annotations
 
-import json
-
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena_api.core.ratelimit import refusal_message
+from arena_api.routes.errors import error_response
 
 __all__ = ["GROUPS", "RateLimits"]
 
@@ -45,22 +44,11 @@ class RateLimits:
             await self.app(scope, receive, send)
             return
         services.metrics.rate_limited.labels(group).inc()
-        body = json.dumps(
-            {
-                "error": refusal_message(refusal.retry_after_s),
-                "code": "rate_limited",
-                "details": {"limit": [str(refusal.limit)]},
-            }
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 429,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", str(refusal.retry_after_s).encode()),
-                ],
-            }
+        response = error_response(
+            429,
+            "rate_limited",
+            refusal_message(refusal.retry_after_s),
+            {"limit": [str(refusal.limit)]},
         )
-        await send({"type": "http.response.body", "body": body})
+        response.headers["retry-after"] = str(refusal.retry_after_s)
+        await response(scope, receive, send)

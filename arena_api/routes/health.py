@@ -1,13 +1,7 @@
-"""``GET /health``: is the process up, is its database reachable and migrated, is it draining.
-
-``POST /_arena/drain`` is how ``arena serve`` begins a graceful shutdown: it answers once the
-rounds in flight finished or were stopped. It exists only when ``arena serve`` started the
-server (``ARENA_INTERNAL_TOKEN``, a fresh random value per start) and needs that token."""
+"""``GET /health``: is the process up, is its database reachable and migrated, is it draining."""
 
 from __future__ import annotations
 
-import hmac
-import os
 import time
 
 from sqlalchemy import text
@@ -17,10 +11,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena_api.db.migrations import current_revision, head_revision
 
-__all__ = ["INTERNAL_TOKEN", "routes"]
-
-#: The variable ``arena serve`` hands its server: the token of ``POST /_arena/drain``.
-INTERNAL_TOKEN = "ARENA_INTERNAL_TOKEN"
+__all__ = ["routes"]
 
 
 async def health(request: Request) -> JSONResponse:
@@ -46,17 +37,4 @@ async def health(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=200 if healthy else 503)
 
 
-async def drain(request: Request) -> JSONResponse:
-    token = os.environ.get(INTERNAL_TOKEN)
-    offered = request.headers.get("x-arena-internal", "")
-    if not token or not hmac.compare_digest(offered.encode(), token.encode()):
-        return JSONResponse({"error": "Not found", "code": "not_found"}, status_code=404)
-    services = request.app.state.services
-    stopped = await services.arena.drain(services.settings.shutdown_grace_s)
-    return JSONResponse({"status": "drained", "roundsStopped": stopped})
-
-
-routes: list[BaseRoute] = [
-    Route("/health", health, methods=["GET", "HEAD"], name="health"),
-    Route("/_arena/drain", drain, methods=["POST"], name="drain"),
-]
+routes: list[BaseRoute] = [Route("/health", health, methods=["GET", "HEAD"], name="health")]
