@@ -42,15 +42,16 @@ from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
-from arena_api.routes import errors, health, lifecycle
+from arena_api.routes import errors, health, lifecycle, login
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
-from arena_api.routes._auth import ApiTokens
+from arena_api.routes._access import AccessControl
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.routes._metrics import RequestMetrics
 from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
+from arena_api.services.access import AccessService
 from arena_api.settings import Settings, load_settings
 
 __all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
@@ -76,6 +77,7 @@ class Services:
     chat: OpenAiChatService
     limiter: RateLimiter
     metrics: ArenaMetrics
+    access: AccessService
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
 
@@ -112,6 +114,7 @@ def build_arena(
     pool: asyncpg.Pool,
     http: aiohttp.ClientSession,
     observer: RoundObserver | None = None,
+    secret: bytes | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
@@ -119,7 +122,7 @@ def build_arena(
         providers=build_registry(settings, http),
         matchmaker=make_matchmaker(settings.matchmaker),
         core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
-        tokens=MatchupTokenService(token_secret(settings)),
+        tokens=MatchupTokenService(secret or token_secret(settings)),
         join=JoinBroker(
             window_s=settings.join_window_ms / 1000, max_pending=settings.join_max_pending
         ),
@@ -151,7 +154,8 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
         http = make_session()
         stack.push_async_callback(http.close)
         metrics = ArenaMetrics()
-        arena = build_arena(settings, engine, pool, http, metrics)
+        secret = token_secret(settings)
+        arena = build_arena(settings, engine, pool, http, metrics, secret)
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
         repository = PostgresRepository(engine, pool)
@@ -171,6 +175,12 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             chat=chat,
             limiter=RateLimiter(settings.rate_limit),
             metrics=metrics,
+            access=AccessService(
+                passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
+                secret=secret,
+                ttl_s=settings.session_ttl_s,
+                login_limits=settings.login_rate_limit,
+            ),
         )
 
 
@@ -211,6 +221,7 @@ def api_routes() -> list[BaseRoute]:
     """Every route of the API, in matching order; the JSON-404 catch-alls come last."""
     return [
         *health.routes,
+        *login.routes,
         *lifecycle.routes,
         *metrics_routes.routes,
         *chat_routes.routes,
@@ -237,7 +248,11 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
         middleware=[
             Middleware(ForwardedHeaders, trusted=edge.trust_proxy),
             Middleware(RequestMetrics),
-            Middleware(ApiTokens, tokens=tuple(t.reveal().encode() for t in edge.api_tokens)),
+            Middleware(
+                AccessControl,
+                tokens=tuple(t.reveal().encode() for t in edge.api_tokens),
+                sessions=edge.passphrase is not None,
+            ),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),
         ],

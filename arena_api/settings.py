@@ -308,6 +308,30 @@ SETTINGS: tuple[Setting, ...] = (
         attr="metrics_token",
     ),
     _setting(
+        "ARENA_PASSPHRASE",
+        None,
+        "Passphrase the browser UI asks for first (a login page; then a signed, HttpOnly session "
+        "cookie). Also guards the event socket, the live feeds and cookie requests to the API "
+        "(which then need the `X-CSRF-Token` header). Unset: the UI is open.",
+        _secret(min_len=8),
+        attr="passphrase",
+    ),
+    _setting(
+        "ARENA_SESSION_TTL_S",
+        "604800",
+        "How long a browser stays signed in after entering the passphrase (7 days).",
+        _integer(60, 31_536_000),
+        attr="session_ttl_s",
+    ),
+    _setting(
+        "ARENA_LOGIN_RATE_LIMIT",
+        "5/minute,20/hour",
+        "Wrong passphrases allowed per client address in sliding windows; past them the login "
+        "answers 429 `rate_limited` with `Retry-After`.",
+        _rate_limits(),
+        attr="login_rate_limit",
+    ),
+    _setting(
         "ARENA_SHUTDOWN_GRACE_S",
         "20",
         "On SIGTERM: how long rounds in flight may finish (new ones get 503 `shutting_down`) "
@@ -651,6 +675,9 @@ class Settings:
     rate_limit: tuple[Limit, ...]
     api_tokens: tuple[Secret, ...]
     metrics_token: Secret | None
+    passphrase: Secret | None
+    session_ttl_s: int
+    login_rate_limit: tuple[Limit, ...]
     shutdown_grace_s: float
     max_body_bytes: int
     web_origin: str | None

@@ -36,8 +36,9 @@ async def open_services() -> AsyncIterator[None]:
         yield
 
 
-# The live feeds answer first, then the API, then Reflex (each mounts the one before it).
-app = rx.App(api_transformer=[api, live_app], stylesheets=["/arena.css"])
+# The API answers first, then the live feeds, then Reflex (each mounts the one before it): the
+# API's middleware (access control above all) sees every request, the UI's and its sockets too.
+app = rx.App(api_transformer=[live_app, api], stylesheets=["/arena.css"])
 app.register_lifespan_task(open_services)
 app.add_page(
     index,

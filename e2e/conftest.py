@@ -136,6 +136,20 @@ def shadow_product(
     )
 
 
+#: The passphrase of ``private_product``.
+PASSPHRASE = "correct horse battery"
+
+
+@pytest.fixture(scope="session")
+def private_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """A private arena: ``ARENA_PASSPHRASE`` set, so every page asks for it first."""
+    yield from _serving(
+        fresh_database, tmp_path_factory.mktemp("private"), ARENA_PASSPHRASE=PASSPHRASE
+    )
+
+
 def _on_fake_openai(
     fresh_database: Callable[[], str], folder: Path, models: dict[str, str]
 ) -> Iterator[ProductProcess]:

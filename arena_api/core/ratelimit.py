@@ -84,6 +84,14 @@ class RateLimiter:
     def check(self, group: str, client: str) -> Refusal | None:
         """Count a request of ``client`` to ``group``; a ``Refusal`` when over a limit (then
         the request is not counted)."""
+        return self._consider(group, client, count=True)
+
+    def peek(self, group: str, client: str) -> Refusal | None:
+        """The ``Refusal`` the next request of ``client`` to ``group`` would get, counting
+        nothing (the login page counts only wrong passphrases, after trying them)."""
+        return self._consider(group, client, count=False)
+
+    def _consider(self, group: str, client: str, *, count: bool) -> Refusal | None:
         if not self.limits:
             return None
         now = self._clock()
@@ -92,6 +100,8 @@ class RateLimiter:
         key = (group, client)
         windows = self._seen.get(key)
         if windows is None:
+            if not count:
+                return None
             windows = self._seen[key] = [deque(maxlen=limit.count) for limit in self.limits]
         refusal: Refusal | None = None
         for limit, times in zip(self.limits, windows, strict=True):
@@ -101,7 +111,7 @@ class RateLimiter:
                 wait = math.ceil(times[0] + limit.window_s - now)
                 if refusal is None or wait > refusal.retry_after_s:
                     refusal = Refusal(limit, max(1, wait))
-        if refusal is None:
+        if refusal is None and count:
             for times in windows:
                 times.append(now)
         return refusal

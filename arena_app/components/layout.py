@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from arena_app import routes
+from arena_app.state.access import AccessState
 
 
 def _nav_link(label: str, href: str) -> rx.Component:
@@ -23,6 +24,11 @@ def layout(*children: rx.Component) -> rx.Component:
             _nav_link("Arena", routes.ARENA),
             _nav_link("Insights", routes.INSIGHTS),
             rx.spacer(),
+            rx.cond(
+                AccessState.private,
+                # A full page load: /logout is the server's page, not one of the UI's routes.
+                rx.link("Sign out", href="/logout", reload_document=True, size="2"),
+            ),
             rx.color_mode.button(
                 aria_label="Switch between light and dark", data_testid="theme-toggle"
             ),
@@ -32,6 +38,7 @@ def layout(*children: rx.Component) -> rx.Component:
             padding_y="0.75em",
             border_bottom=f"1px solid {rx.color('gray', 5)}",
             width="100%",
+            on_mount=AccessState.check,
         ),
         rx.box(*children, padding="1.5em", max_width="1400px", margin="0 auto"),
         width="100%",

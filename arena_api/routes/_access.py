@@ -1,0 +1,203 @@
+"""Who may reach what: API tokens for scripts, the passphrase session for browsers.
+
+``ARENA_API_TOKENS`` guards the API (``/api/*``, ``/v1/*``, ``/models``, ``/chat/completions``):
+``Authorization: Bearer <token>`` or ``X-API-Token`` (a browser's WebSocket, which cannot set
+headers, may pass ``?api_token=``), compared in constant time against every token. A request
+with a right token passes, needs no CSRF token, and is counted against the rate limit by its
+token rather than its address; a wrong token is refused, never tried as a cookie.
+
+``ARENA_PASSPHRASE`` guards everything else too: the UI's pages and files, Reflex's event
+socket (``/_event``), uploads and the live feeds (``/_arena/live``) need the signed session
+cookie the login page (``/login``) sets. A page without one is redirected there; anything else
+is refused. An API request with no token may use the session instead; then a request that can
+change state (any method but GET, HEAD, OPTIONS) must bring the session's CSRF token twice, in
+the ``arena_csrf`` cookie and the ``X-CSRF-Token`` header.
+
+Always open: ``/health``, ``/openapi.json``, the login and logout pages, Reflex's ``/ping`` and
+``/_health``; ``/metrics`` and ``/_arena/drain`` check their own tokens.
+
+A refusal is a JSON 401 (``unauthorized``: no credentials; ``invalid_api_token``;
+``login_required``: no live session) or 403 (``csrf_failed``); an AG-UI chat request gets it
+in-band, like any failure before its stream; a WebSocket is refused at its handshake (403).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from http.cookies import CookieError, SimpleCookie
+from urllib.parse import parse_qs, quote
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena_api.core.errors import ArenaError
+from arena_api.routes.chat import in_band_failure, select
+from arena_api.routes.errors import error_response
+from arena_api.services.access import AccessService
+
+__all__ = [
+    "CLIENT_KEY",
+    "CSRF_COOKIE",
+    "CSRF_HEADER",
+    "LOGIN_PATH",
+    "LOGOUT_PATH",
+    "SESSION_COOKIE",
+    "AccessControl",
+    "read_cookies",
+]
+
+#: Where an authenticated request's rate-limit identity is left in the ASGI scope.
+CLIENT_KEY = "arena.client"
+SESSION_COOKIE = "arena_session"
+CSRF_COOKIE = "arena_csrf"
+CSRF_HEADER = b"x-csrf-token"
+LOGIN_PATH = "/login"
+LOGOUT_PATH = "/logout"
+
+_API = ("/api/", "/v1/", "/models", "/chat/completions", "/completions", "/embeddings")
+_OPEN = frozenset(
+    {"/health", "/openapi.json", "/metrics", "/_arena/drain", LOGIN_PATH, LOGOUT_PATH}
+    | {"/ping", "/_health", "/favicon.ico"}
+)
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _offered_token(scope: Scope, headers: dict[bytes, bytes]) -> bytes | None:
+    authorization = headers.get(b"authorization", b"")
+    if authorization[:7].lower() == b"bearer ":
+        return authorization[7:].strip()
+    if b"x-api-token" in headers:
+        return headers[b"x-api-token"].strip()
+    if scope["type"] == "websocket":
+        query_string: bytes = scope.get("query_string", b"")
+        query = parse_qs(query_string.decode("latin-1"))
+        if query.get("api_token"):
+            return query["api_token"][0].encode()
+    return None
+
+
+def read_cookies(headers: dict[bytes, bytes]) -> dict[str, str]:
+    """The request's cookies by name (none when the header cannot be parsed)."""
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(headers.get(b"cookie", b"").decode("latin-1"))
+    except CookieError:
+        return {}
+    return {name: morsel.value for name, morsel in jar.items()}
+
+
+def _login_redirect(scope: Scope) -> Response:
+    target = scope.get("path", "/")
+    if scope.get("query_string"):
+        target += "?" + scope["query_string"].decode("latin-1")
+    return RedirectResponse(f"{LOGIN_PATH}?next={quote(target, safe='')}", status_code=303)
+
+
+class AccessControl:
+    def __init__(
+        self, app: ASGIApp, tokens: tuple[bytes, ...] = (), sessions: bool = False
+    ) -> None:
+        self.app = app
+        self.tokens = tokens
+        self.sessions = sessions
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if (
+            scope["type"] not in ("http", "websocket")
+            or not (self.tokens or self.sessions)
+            or path in _OPEN
+        ):
+            await self.app(scope, receive, send)
+            return
+        is_api = path.startswith(_API)
+        headers: dict[bytes, bytes] = dict(scope["headers"])
+        offered = _offered_token(scope, headers) if is_api and self.tokens else None
+        if offered is not None:
+            if any(hmac.compare_digest(offered, token) for token in self.tokens):
+                digest = hashlib.sha256(offered).hexdigest()[:16]
+                await self.app({**scope, CLIENT_KEY: f"token:{digest}"}, receive, send)
+                return
+            await self._refuse(scope, receive, send, 401, "invalid_api_token")
+            return
+        if not self.sessions:
+            if is_api:
+                await self._refuse(scope, receive, send, 401, "unauthorized")
+            else:
+                await self.app(scope, receive, send)
+            return
+        services = getattr(scope["app"].state, "services", None)
+        if services is None:  # still starting: nothing can be checked yet, so nothing passes
+            await self._refuse(scope, receive, send, 503, "starting")
+            return
+        access: AccessService = services.access
+        cookies = read_cookies(headers)
+        session = access.session(cookies.get(SESSION_COOKIE))
+        if session is None:
+            if not is_api and scope["type"] == "http" and _wants_page(scope, headers):
+                await _login_redirect(scope)(scope, receive, send)
+                return
+            code = "unauthorized" if is_api and self.tokens else "login_required"
+            await self._refuse(scope, receive, send, 401, code)
+            return
+        if scope["type"] == "http" and scope["method"] not in _SAFE_METHODS:
+            header = headers.get(CSRF_HEADER, b"").decode("latin-1") or None
+            if not access.csrf_matches(session, header, cookies.get(CSRF_COOKIE)):
+                await self._refuse(scope, receive, send, 403, "csrf_failed")
+                return
+        if scope["type"] == "http" and _wants_page(scope, headers):
+            send = _revalidated(send)
+        await self.app(scope, receive, send)
+
+    async def _refuse(
+        self, scope: Scope, receive: Receive, send: Send, status: int, code: str
+    ) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        error = ArenaError(_MESSAGES[code], status=status, code=code)
+        request = Request(scope, receive)
+        if scope.get("path") == "/api/arena/chat":
+            adapter = select(
+                request.query_params.get("protocol"), request.headers.get("accept")
+            ).new_adapter()
+            if adapter.in_band_errors:
+                await in_band_failure(adapter, error)(scope, receive, send)
+                return
+        response = error_response(error.status, error.code, error.message)
+        if status == 401:
+            response.headers["www-authenticate"] = (
+                "Bearer" if self.tokens else 'Session realm="arena"'
+            )
+        await response(scope, receive, send)
+
+
+_MESSAGES = {
+    "unauthorized": "An API token is required",
+    "invalid_api_token": "The API token is not valid",
+    "login_required": f"Sign in first (the passphrase, at {LOGIN_PATH})",
+    "starting": "The server is starting; try again shortly",
+    "csrf_failed": "The X-CSRF-Token header must carry this session's CSRF token "
+    "(the arena_csrf cookie)",
+}
+
+
+def _revalidated(send: Send) -> Send:
+    """A private page is never shown from the browser's cache without asking (after signing
+    out, the browser would otherwise show the cached page, heuristically fresh, unasked)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = [(k, v) for k, v in message.get("headers", []) if k != b"cache-control"]
+            headers.append((b"cache-control", b"private, no-cache"))
+            message = {**message, "headers": headers}
+        await send(message)
+
+    return sending
+
+
+def _wants_page(scope: Scope, headers: dict[bytes, bytes]) -> bool:
+    """A browser navigating to a page (not a script, not a file a page loads)."""
+    return scope["method"] in ("GET", "HEAD") and b"text/html" in headers.get(b"accept", b"")
