@@ -82,6 +82,18 @@ class ArenaMetrics:
             ["model"],
             registry=r,
         )
+        self.input_tokens = Counter(
+            "arena_input_tokens",
+            "Input (prompt) tokens per model (provider-reported or estimated).",
+            ["model"],
+            registry=r,
+        )
+        self.cost = Counter(
+            "arena_cost_usd",
+            "What answers cost in US dollars, per model (models with prices only).",
+            ["model"],
+            registry=r,
+        )
         self.joins = Counter(
             "arena_slot_joins", "Slot-join attempts by how they ended.", ["outcome"], registry=r
         )
@@ -144,6 +156,9 @@ class ArenaMetrics:
             self.ttft.labels(model).observe(result.ttft_ms / 1000)
         self.duration.labels(model).observe(result.stream_duration_ms / 1000)
         self.tokens.labels(model).inc(result.output_token_count)
+        self.input_tokens.labels(model).inc(result.input_token_count)
+        if result.cost_usd is not None:
+            self.cost.labels(model).inc(float(result.cost_usd))
 
     def vote_recorded(self, outcome: str, method: str) -> None:
         self.votes.labels(outcome, method).inc()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["PROVIDERS", "Roster", "RosterError", "RosterModel", "load_roster"]
+__all__ = ["PROVIDERS", "Price", "Roster", "RosterError", "RosterModel", "load_roster"]
 
 Provider = Literal["google", "openai", "ollama", "vllm", "host-proxy", "mock"]
 PROVIDERS: tuple[str, ...] = ("google", "openai", "ollama", "vllm", "host-proxy", "mock")
@@ -18,6 +19,15 @@ class RosterError(ValueError):
     """The roster file is missing, not YAML, or not a valid roster."""
 
 
+class Price(BaseModel):
+    """US dollars per million tokens, as vendors list them (``{input: 0.15, output: 0.60}``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    input: Decimal = Field(ge=0, le=100_000, decimal_places=6)
+    output: Decimal = Field(ge=0, le=100_000, decimal_places=6)
+
+
 class RosterModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -25,6 +35,7 @@ class RosterModel(BaseModel):
     provider: Provider
     provider_model_id: str = Field(min_length=1, max_length=400)
     enabled: bool = True
+    price: Price | None = None
 
 
 class Roster(BaseModel):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Page, expect
 
@@ -49,3 +51,18 @@ async def test_an_empty_arena_shows_the_remedy_instead_of_charts(
     notice = page.get_by_test_id("insights-notice")
     await expect(notice).to_contain_text("arena db seed-demo")
     await expect(page.get_by_text("The style pass has not run yet.")).to_be_visible()
+
+
+async def test_the_activity_tab_shows_what_the_answers_cost(
+    demo_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(f"{demo_product.url}/insights/activity")
+
+    card = page.get_by_test_id("card-spend-by-model")
+    await expect(page.get_by_test_id("spend-total")).to_contain_text(re.compile(r"^\$[\d,.]+ over"))
+    await expect(card.get_by_role("row")).to_have_count(5)  # the header and the four models
+    await expect(card.get_by_role("rowheader").first).to_be_visible()
+    chart = page.get_by_test_id("card-spend-per-day-(usd)")
+    await expect(chart.locator(".recharts-bar-rectangle").first).to_be_attached(timeout=20_000)
+    await card.scroll_into_view_if_needed()
+    await screenshot(page, "insights-activity-cost")

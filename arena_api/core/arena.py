@@ -21,6 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
+from arena_api.core.cost import bill
 from arena_api.core.errors import ProviderError
 from arena_api.core.events import (
     InternalEvent,
@@ -33,7 +34,7 @@ from arena_api.core.events import (
 )
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import ModelProvider
-from arena_api.core.response_metrics import estimate_tokens, markdown_density
+from arena_api.core.response_metrics import markdown_density
 
 __all__ = ["ArenaCore", "Signal", "SlotRun", "SteerControl"]
 
@@ -198,6 +199,7 @@ class ArenaCore:
         parts: list[str] = []
         first_token_at: float | None = None
         provider_tokens: int | None = None
+        provider_input_tokens: int | None = None
         model_version: str | None = None
         error: str | None = None
         chunks = run.provider.stream(run.model, messages)
@@ -221,6 +223,8 @@ class ArenaCore:
                         queue.put_nowait(InternalToken(slot=run.slot, text=chunk.text))
                     if chunk.output_tokens is not None:
                         provider_tokens = chunk.output_tokens
+                    if chunk.input_tokens is not None:
+                        provider_input_tokens = chunk.input_tokens
                     if chunk.model_version:
                         model_version = chunk.model_version
         except asyncio.CancelledError:
@@ -239,6 +243,13 @@ class ArenaCore:
         finished = self._clock()
         content = "".join(parts)
         duration_ms = max(0, round((finished - started) * 1000))
+        billed = bill(
+            messages=messages,
+            content=content,
+            reported_input=provider_input_tokens,
+            reported_output=provider_tokens,
+            prices=run.model.prices,
+        )
         result = SlotResult(
             content=content,
             latency_ms=duration_ms,
@@ -246,10 +257,11 @@ class ArenaCore:
             if first_token_at is None
             else max(0, round((first_token_at - started) * 1000)),
             stream_duration_ms=duration_ms,
-            output_token_count=provider_tokens
-            if provider_tokens is not None
-            else estimate_tokens(content),
-            token_count_source="provider" if provider_tokens is not None else "estimated",
+            output_token_count=billed.output_tokens,
+            token_count_source=billed.output_source,
+            input_token_count=billed.input_tokens,
+            input_token_source=billed.input_source,
+            cost_usd=billed.cost_usd,
             markdown_density=markdown_density(content),
             model_version=model_version,
             error=error,

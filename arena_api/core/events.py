@@ -8,6 +8,7 @@ so nothing leaves the server without passing the public schema. Wire keys are ca
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -64,6 +65,11 @@ class SlotResult(_Internal):
     markdown_density: float = Field(ge=0, le=1)
     model_version: str | None = None
     error: str | None = None
+    #: The prompt's tokens as billed (the conversation sent), and whose count it is.
+    input_token_count: int = Field(default=0, ge=0)
+    input_token_source: TokenCountSource = "estimated"
+    #: US dollars; ``None`` when the model has no prices in the roster.
+    cost_usd: Decimal | None = None
 
 
 class InternalToken(_Internal):

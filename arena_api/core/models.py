@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
-__all__ = ["ChatMessage", "ModelEntry", "Role", "Slot", "SLOTS"]
+__all__ = ["ChatMessage", "ModelEntry", "Prices", "Role", "Slot", "SLOTS"]
 
 Slot = Literal["A", "B"]
 SLOTS: tuple[Slot, Slot] = ("A", "B")
@@ -14,13 +15,22 @@ Role = Literal["system", "user", "assistant"]
 
 
 @dataclass(frozen=True)
+class Prices:
+    """What a model costs, in US dollars per million tokens."""
+
+    input_per_mtok: Decimal
+    output_per_mtok: Decimal
+
+
+@dataclass(frozen=True)
 class ModelEntry:
-    """One model of the roster."""
+    """One model of the roster (``prices`` unset when the roster gives none)."""
 
     id: uuid.UUID
     display_name: str
     provider: str
     provider_model_id: str
+    prices: Prices | None = None
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from arena_api.core.records import (
 from arena_api.core.views import (
     ActivityBucket,
     ActivityView,
+    CostBucket,
+    CostView,
     HeadToHeadView,
     ModelMetricsView,
     RatingHistoryView,
@@ -61,12 +63,14 @@ __all__ = [
 class ProviderChunk:
     """One piece of a provider stream: text, and/or what the provider reported about the answer.
 
-    ``output_tokens`` is the provider's own count of the whole answer (sent once, usually last);
+    ``output_tokens`` is the provider's own count of the whole answer (sent once, usually last),
+    ``input_tokens`` its count of the prompt it read (the conversation sent);
     ``model_version`` the checkpoint the provider says answered.
     """
 
     text: str = ""
     output_tokens: int | None = None
+    input_tokens: int | None = None
     model_version: str | None = None
 
 
@@ -254,6 +258,11 @@ class AnalyticsPort(Protocol):
     async def activity(self, bucket: ActivityBucket, since: datetime | None) -> ActivityView:
         """Buckets (UTC) with at least one vote whose start is at or after ``since``; the
         cumulative games count every earlier vote too."""
+        ...
+
+    async def cost(self, bucket: CostBucket, since: datetime | None) -> CostView:
+        """Answers' tokens and cost per model, over the UTC days from ``since``'s on (all
+        without it), and per ``bucket`` and model; models ordered by cost, dearest first."""
         ...
 
     async def style_control(self) -> StyleControlView: ...

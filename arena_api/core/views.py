@@ -21,6 +21,11 @@ __all__ = [
     "AnswerView",
     "Components",
     "ComponentGroup",
+    "CostBucket",
+    "CostPoint",
+    "CostTotals",
+    "CostView",
+    "ModelCost",
     "ConfidenceInterval",
     "ConversationView",
     "CumulativeGames",
@@ -57,6 +62,7 @@ def _iso_instant(value: datetime) -> str:
 #: A timezone-aware instant, written ``2026-07-24T09:00:00.000Z`` on the wire.
 Instant = Annotated[datetime, PlainSerializer(_iso_instant, return_type=str, when_used="json")]
 ActivityBucket = Literal["day", "hour"]
+CostBucket = Literal["day", "week", "month"]
 
 
 class View(BaseModel):
@@ -292,6 +298,42 @@ class ActivityView(View):
     models: list[ModelIdentity]
     votes: list[ActivityVotes]
     cumulative_games: list[CumulativeGames]
+
+
+class CostTotals(View):
+    """What answers cost, and how sure the figures are.
+
+    ``priced_responses`` had prices to cost them (the rest are unpriced: no cost, never 0);
+    ``estimated_responses`` had a token count the provider did not report.
+    """
+
+    responses: int
+    priced_responses: int
+    estimated_responses: int
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+
+
+class ModelCost(CostTotals):
+    id: str
+    display_name: str
+
+
+class CostPoint(CostTotals):
+    bucket_start: Instant
+    model_id: str
+
+
+class CostView(View):
+    """Spend by model over the range, and per UTC day, week or month and model."""
+
+    bucket: CostBucket
+    since: Instant | None
+    currency: Literal["USD"] = "USD"
+    total: CostTotals
+    models: list[ModelCost]
+    series: list[CostPoint]
 
 
 class StyleCoefficientView(View):

@@ -12,6 +12,7 @@ head-to-head       ``pair_outcome_stats``
 model metrics      ``model_response_stats``, ``response_latency_buckets`` /
                    ``response_latency_values`` (exact percentiles), ``pair_outcome_stats``
 activity           ``vote_activity`` (hourly per model), bucketed with ``date_trunc(..., 'UTC')``
+cost               ``model_cost_daily`` (per UTC day and model, kept by migration 0007's trigger)
 style control      ``style_control_coefficients``, ``model_ratings``, ``model_style_ratings``
 rating history     ``model_rating_history`` (its ``computed_at`` index)
 =================  ================================================================================
@@ -37,9 +38,14 @@ from arena_api.core.views import (
     ActivityBucket,
     ActivityView,
     ActivityVotes,
+    CostBucket,
+    CostPoint,
+    CostTotals,
+    CostView,
     CumulativeGames,
     HeadToHeadPair,
     HeadToHeadView,
+    ModelCost,
     ModelIdentity,
     ModelMetrics,
     ModelMetricsView,
@@ -262,6 +268,37 @@ def _identities(rows: Sequence[Any]) -> list[ModelIdentity]:
     return [ModelIdentity(id=str(r.id), display_name=r.display_name) for r in rows]
 
 
+_COST_SUMS = (
+    "responses",
+    "priced_responses",
+    "estimated_responses",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+
+# Per bucket and model, from the days on or after :since's UTC day. ``date_trunc`` of a plain
+# timestamp (the day at midnight) then read as UTC: weeks start on Monday, as ISO 8601 has it.
+_COST = text(
+    f"""
+SELECT date_trunc(:bucket, c.day::timestamp) AT TIME ZONE 'UTC' AS bucket_start,
+       c.model_id, m.display_name, {", ".join(f"sum(c.{n}) AS {n}" for n in _COST_SUMS)}
+  FROM model_cost_daily c JOIN models m ON m.id = c.model_id
+ WHERE CAST(:since AS timestamptz) IS NULL
+    OR c.day >= (CAST(:since AS timestamptz) AT TIME ZONE 'UTC')::date
+ GROUP BY 1, 2, 3
+HAVING sum(c.responses) > 0
+ ORDER BY 1, 3
+"""
+)
+
+
+def _cost_totals(rows: Sequence[Any]) -> dict[str, Any]:
+    sums = {n: sum(getattr(r, n) for r in rows) for n in _COST_SUMS}
+    sums["cost_usd"] = float(sums["cost_usd"])
+    return sums
+
+
 async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
     return _identities((await conn.execute(_ENABLED_MODELS)).all())
 
@@ -367,6 +404,35 @@ class PostgresAnalytics:
             ],
             cumulative_games=[
                 CumulativeGames(bucket_start=r.bucket_start, games=r.games) for r in rows
+            ],
+        )
+
+    async def cost(self, bucket: CostBucket, since: datetime | None) -> CostView:
+        if bucket not in ("day", "week", "month"):  # the unit is data to the statement
+            raise ValueError(f"unknown bucket {bucket!r}")
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(_COST, {"bucket": bucket, "since": since})).all()
+        per_model: dict[uuid.UUID, list[Any]] = {}
+        for r in rows:
+            per_model.setdefault(r.model_id, []).append(r)
+        models = [
+            ModelCost(id=str(model_id), display_name=group[0].display_name, **_cost_totals(group))
+            for model_id, group in per_model.items()
+        ]
+        models.sort(key=lambda m: (-m.cost_usd, m.display_name))
+        return CostView(
+            bucket=bucket,
+            since=since,
+            total=CostTotals(**_cost_totals(rows)),
+            models=models,
+            series=[
+                CostPoint(
+                    bucket_start=r.bucket_start,
+                    model_id=str(r.model_id),
+                    **{n: getattr(r, n) for n in _COST_SUMS if n != "cost_usd"},
+                    cost_usd=float(r.cost_usd),
+                )
+                for r in rows
             ],
         )
 

@@ -40,6 +40,9 @@ _COLUMNS = (
     ("markdown_density", "float8"),
     ("model_version", "text"),
     ("error", "text"),
+    ("input_token_count", "int4"),
+    ("input_token_source", "text"),
+    ("cost_usd", "numeric"),
 )
 
 # A replayed ``slot_done`` is ignored: the unique (matchup_id, slot) keeps the first answer.
@@ -85,6 +88,9 @@ class AnswerWriter:
             result.markdown_density,
             result.model_version,
             result.error,
+            result.input_token_count,
+            result.input_token_source,
+            result.cost_usd,
         )
         pending = _Pending(row, asyncio.get_running_loop().create_future())
         self._waiting.append(pending)

@@ -59,7 +59,9 @@ import asyncpg
 import numpy as np
 from numpy.typing import NDArray
 
+from arena_api.core.cost import estimate_prompt_tokens
 from arena_api.core.ids import new_id
+from arena_api.core.models import ChatMessage
 
 __all__ = [
     "DEMO_HARNESS",
@@ -574,18 +576,25 @@ SELECT s.matchup_id, q.prompt,
     """
 INSERT INTO responses (id, matchup_id, slot, model_id, content, latency_ms, ttft_ms,
                        stream_duration_ms, output_token_count, token_count_source,
-                       markdown_density, model_version, error, created_at)
+                       markdown_density, model_version, error, created_at,
+                       input_token_count, input_token_source, cost_usd)
 SELECT r.id, s.matchup_id, r.slot, m.id,
        CASE WHEN r.failed THEN '' ELSE 'A demo answer of ' || r.tokens || ' tokens.' END,
        r.duration, NULLIF(r.ttft, -1), r.duration, r.tokens, 'estimated', r.markdown,
        'demo', CASE WHEN r.failed THEN 'The model did not answer in time' END,
-       s.matchup_at + make_interval(secs => r.duration / 1000.0)
+       s.matchup_at + make_interval(secs => r.duration / 1000.0),
+       t.input, 'estimated',
+       round((t.input * p.input_price_per_mtok + r.tokens * p.output_price_per_mtok)
+             / 1000000, 9)
   FROM demo_stage s
  CROSS JOIN LATERAL (VALUES
    ('A', s.response_a_id, s.slot_a, s.a_tokens, s.a_markdown, s.a_ttft, s.a_duration, s.a_failed),
    ('B', s.response_b_id, s.slot_b, s.b_tokens, s.b_markdown, s.b_ttft, s.b_duration, s.b_failed)
  ) AS r (slot, id, model, tokens, markdown, ttft, duration, failed)
   JOIN demo_models m ON m.n = r.model
+  JOIN models p ON p.id = m.id
+  JOIN demo_prompts q ON q.n = s.prompt_no
+ CROSS JOIN LATERAL (SELECT CASE WHEN r.failed THEN 0 ELSE q.tokens END AS input) AS t
  WHERE s.i BETWEEN $1 AND $2
 """,
     """
@@ -753,8 +762,10 @@ async def seed_demo(
             )
             await conn.execute(
                 "CREATE TEMP TABLE demo_prompts ON COMMIT DROP AS SELECT (n - 1)::int2 AS n, "
-                "prompt FROM unnest($1::text[]) WITH ORDINALITY AS q (prompt, n)",
+                "prompt, tokens FROM unnest($1::text[], $2::int4[]) WITH ORDINALITY "
+                "AS q (prompt, tokens, n)",
                 list(_PROMPTS),
+                [estimate_prompt_tokens([ChatMessage("user", p)]) for p in _PROMPTS],
             )
             for lo in range(0, n, _CHUNK):
                 hi = min(lo + _CHUNK, n)
@@ -772,6 +783,7 @@ async def seed_demo(
             for table in _COUNTED_TABLES:
                 await conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
             await conn.execute("SELECT arena_rebuild_vote_stats()")
+            await conn.execute("SELECT arena_rebuild_cost()")
         await conn.execute("ANALYZE conversations, turns, matchups, responses, preferences")
     finally:
         await conn.close()

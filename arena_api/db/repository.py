@@ -18,7 +18,7 @@ from sqlalchemy.sql import FromClause, Select
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
 from arena_api.core.ids import new_id
-from arena_api.core.models import ModelEntry, Slot
+from arena_api.core.models import ModelEntry, Prices, Slot
 from arena_api.core.ports import (
     LeaderboardRecords,
     MatchmakingSnapshot,
@@ -75,8 +75,8 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
     """Make the ``models`` table match the roster, in one transaction.
 
     A model is identified by (provider, provider_model_id): its UUID is minted on first insert and
-    kept forever; later seeds update its display name and enabled flag. Models absent from the
-    roster are disabled, never deleted, so their history stays intact.
+    kept forever; later seeds update its display name, enabled flag and prices. Models absent
+    from the roster are disabled, never deleted, so their history stays intact.
     """
     async with engine.begin() as conn:
         existing = {
@@ -90,6 +90,8 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 "provider": m.provider,
                 "provider_model_id": m.provider_model_id,
                 "enabled": m.enabled,
+                "input_price_per_mtok": None if m.price is None else m.price.input,
+                "output_price_per_mtok": None if m.price is None else m.price.output,
             }
             for m in roster.models
         ]
@@ -97,7 +99,15 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
         await conn.execute(
             stmt.on_conflict_do_update(
                 index_elements=[models.c.provider, models.c.provider_model_id],
-                set_={"display_name": stmt.excluded.display_name, "enabled": stmt.excluded.enabled},
+                set_={
+                    name: stmt.excluded[name]
+                    for name in (
+                        "display_name",
+                        "enabled",
+                        "input_price_per_mtok",
+                        "output_price_per_mtok",
+                    )
+                },
             )
         )
         listed = {(m.provider, m.provider_model_id) for m in roster.models}
@@ -116,15 +126,27 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
 
 
 def _entry(row: Any, prefix: str = "") -> ModelEntry:
+    input_price = getattr(row, f"{prefix}input_price_per_mtok", None)
+    output_price = getattr(row, f"{prefix}output_price_per_mtok", None)
     return ModelEntry(
         id=getattr(row, f"{prefix}id"),
         display_name=getattr(row, f"{prefix}display_name"),
         provider=getattr(row, f"{prefix}provider"),
         provider_model_id=getattr(row, f"{prefix}provider_model_id"),
+        prices=None
+        if input_price is None or output_price is None
+        else Prices(input_per_mtok=input_price, output_per_mtok=output_price),
     )
 
 
-_MODEL_COLUMNS = (models.c.id, models.c.display_name, models.c.provider, models.c.provider_model_id)
+_MODEL_COLUMNS = (
+    models.c.id,
+    models.c.display_name,
+    models.c.provider,
+    models.c.provider_model_id,
+    models.c.input_price_per_mtok,
+    models.c.output_price_per_mtok,
+)
 
 
 async def list_enabled_models(engine: AsyncEngine) -> list[ModelEntry]:

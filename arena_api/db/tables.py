@@ -12,6 +12,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -19,6 +20,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    Numeric,
     PrimaryKeyConstraint,
     Table,
     Text,
@@ -33,6 +35,7 @@ __all__ = [
     "external_chats",
     "matchups",
     "metadata",
+    "model_cost_daily",
     "model_population_ratings",
     "model_rating_history",
     "model_ratings",
@@ -81,7 +84,16 @@ models = Table(
     Column("provider_model_id", Text, nullable=False),
     Column("enabled", Boolean, nullable=False, server_default=text("true")),
     _created_at(),
+    # US dollars per million tokens, from the roster; both or neither.
+    Column("input_price_per_mtok", Numeric(14, 6), nullable=True),
+    Column("output_price_per_mtok", Numeric(14, 6), nullable=True),
     UniqueConstraint("provider", "provider_model_id"),
+    CheckConstraint(
+        "(input_price_per_mtok IS NULL) = (output_price_per_mtok IS NULL)", name="prices_paired"
+    ),
+    CheckConstraint(
+        "input_price_per_mtok >= 0 AND output_price_per_mtok >= 0", name="prices_positive"
+    ),
     CheckConstraint(
         "provider IN ('google', 'openai', 'ollama', 'vllm', 'host-proxy', 'mock')",
         name="provider",
@@ -141,6 +153,9 @@ responses = Table(
     Column("model_version", Text, nullable=True),
     Column("error", Text, nullable=True),
     _created_at(),
+    Column("input_token_count", Integer, nullable=False, server_default=text("0")),
+    Column("input_token_source", Text, nullable=False, server_default=text("'estimated'")),
+    Column("cost_usd", Numeric(18, 9), nullable=True),
     UniqueConstraint("matchup_id", "slot"),
     CheckConstraint("slot IN ('A', 'B')", name="slot"),
     CheckConstraint("latency_ms >= 0", name="latency"),
@@ -149,6 +164,9 @@ responses = Table(
     CheckConstraint("output_token_count >= 0", name="token_count"),
     CheckConstraint("token_count_source IN ('provider', 'estimated')", name="token_source"),
     CheckConstraint("markdown_density >= 0 AND markdown_density <= 1", name="markdown_density"),
+    CheckConstraint("input_token_count >= 0", name="input_tokens"),
+    CheckConstraint("input_token_source IN ('provider', 'estimated')", name="input_token_source"),
+    CheckConstraint("cost_usd >= 0", name="cost"),
 )
 
 turns = Table(
@@ -463,3 +481,20 @@ external_chats = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
     Index("external_chats_matchup_idx", "matchup_id"),
 )
+
+model_cost_daily = Table(
+    "model_cost_daily",
+    metadata,
+    Column("day", Date, nullable=False),
+    _model_ref("model_id"),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    Column("priced_responses", Integer, nullable=False, server_default=text("0")),
+    Column("estimated_responses", Integer, nullable=False, server_default=text("0")),
+    Column("input_tokens", BigInteger, nullable=False, server_default=text("0")),
+    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
+    Column("cost_usd", Numeric(20, 9), nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("day", "model_id"),
+)
+"""Every answer (failed ones too: they may have cost something) per UTC day of
+``responses.created_at`` and model: its tokens, its cost, how many had prices to cost them and
+how many counts were estimated rather than reported by the provider."""

@@ -4,7 +4,8 @@ The request carries the conversation as ``contents`` (roles ``user`` and ``model
 messages as ``systemInstruction``; the key goes in the ``x-goog-api-key`` header. The answer is a
 Server-Sent Events stream whose ``data`` fields each hold one ``GenerateContentResponse``:
 ``candidates[0].content.parts[].text`` carries text, ``candidates[0].finishReason`` marks the end,
-``usageMetadata.candidatesTokenCount`` counts the answer and ``modelVersion`` names the checkpoint.
+``usageMetadata.candidatesTokenCount`` counts the answer, ``promptTokenCount`` the prompt, and
+``modelVersion`` names the checkpoint.
 There is no ``[DONE]`` sentinel: the stream just ends after the event with a finish reason.
 """
 
@@ -49,6 +50,7 @@ class _EventFacts:
     text: str
     is_finish: bool
     output_tokens: int | None
+    input_tokens: int | None
     model_version: str | None
 
 
@@ -92,7 +94,9 @@ def _read_event(event: Mapping[str, Any]) -> _EventFacts:
         is_finish = candidate.get("finishReason") is not None
     usage = _mapping(event.get("usageMetadata") or {})
     tokens, version = usage.get("candidatesTokenCount"), event.get("modelVersion")
+    prompt = usage.get("promptTokenCount")
     return _EventFacts(
+        input_tokens=prompt if isinstance(prompt, int) else None,
         text=text,
         is_finish=is_finish,
         output_tokens=tokens if isinstance(tokens, int) else None,
@@ -133,6 +137,7 @@ class GoogleProvider:
         decoder = SSEDecoder()
         is_finished = False
         output_tokens: int | None = None
+        input_tokens: int | None = None
         version: str | None = None
         lines = post_lines(
             self._http,
@@ -150,6 +155,8 @@ class GoogleProvider:
                 is_finished = is_finished or facts.is_finish
                 if facts.output_tokens is not None:
                     output_tokens = facts.output_tokens
+                if facts.input_tokens is not None:
+                    input_tokens = facts.input_tokens
                 version = facts.model_version or version
                 if facts.text:
                     yield ProviderChunk(text=facts.text)
@@ -160,4 +167,6 @@ class GoogleProvider:
                 raise
         if not is_finished:
             raise ProviderStreamError(UNFINISHED)
-        yield ProviderChunk(output_tokens=output_tokens, model_version=version)
+        yield ProviderChunk(
+            output_tokens=output_tokens, input_tokens=input_tokens, model_version=version
+        )

@@ -14,6 +14,7 @@ import hashlib
 import random
 from collections.abc import AsyncIterator, Sequence
 
+from arena_api.core.cost import estimate_prompt_tokens
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
 
@@ -125,7 +126,10 @@ class MockModelProvider:
                 await asyncio.sleep(0)
             if index == len(tokens) - 1:
                 yield ProviderChunk(
-                    text=text, output_tokens=len(tokens), model_version=MOCK_MODEL_VERSION
+                    text=text,
+                    output_tokens=len(tokens),
+                    input_tokens=estimate_prompt_tokens(messages),
+                    model_version=MOCK_MODEL_VERSION,
                 )
             else:
                 yield ProviderChunk(text=text)

@@ -1,7 +1,8 @@
 """Ollama through its native chat API (``POST /api/chat``), which streams NDJSON.
 
 Each line is one JSON object: ``{"model", "created_at", "message": {"role", "content"},
-"done": false}`` while the answer grows, then ``{"done": true, "done_reason", "eval_count", ...}``.
+"done": false}`` while the answer grows, then ``{"done": true, "done_reason", "eval_count",
+"prompt_eval_count", ...}`` (the answer's and the prompt's tokens).
 A line ``{"error": "..."}`` reports a failure after the 200 status was sent.
 """
 
@@ -33,8 +34,10 @@ def _text(line: Mapping[str, Any]) -> str:
 
 def _final(line: Mapping[str, Any]) -> ProviderChunk:
     tokens, model = line.get("eval_count"), line.get("model")
+    prompt = line.get("prompt_eval_count")
     return ProviderChunk(
         output_tokens=tokens if isinstance(tokens, int) else None,
+        input_tokens=prompt if isinstance(prompt, int) else None,
         model_version=model if isinstance(model, str) and model else None,
     )
 

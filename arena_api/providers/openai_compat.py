@@ -3,8 +3,9 @@
 The request is ``POST {base}/chat/completions`` with ``stream: true`` and
 ``stream_options.include_usage``; the answer is Server-Sent Events whose ``data`` fields are
 ``chat.completion.chunk`` objects, then ``data: [DONE]``. From each chunk only what the arena
-needs is read: ``choices[0].delta.content``, a ``finish_reason``, ``usage.completion_tokens`` and
-``model`` (see ``_http`` for why this is not the ``openai`` SDK). Failures:
+needs is read: ``choices[0].delta.content``, a ``finish_reason``, ``usage.prompt_tokens`` and
+``usage.completion_tokens`` (what the answer cost), and ``model`` (see ``_http`` for why this is
+not the ``openai`` SDK). Failures:
 
     429                                      -> ProviderRateLimited
     another non-2xx status                   -> ProviderHTTPError(status)
@@ -34,8 +35,10 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 _DONE = b"[DONE]"
 
 
-def _read_chunk(chunk: Mapping[str, Any]) -> tuple[str, bool, int | None, str | None]:
-    """(text, is the finish, completion tokens, model) of one chunk.
+def _read_chunk(
+    chunk: Mapping[str, Any],
+) -> tuple[str, bool, tuple[int | None, int | None], str | None]:
+    """(text, is the finish, (prompt tokens, completion tokens), model) of one chunk.
 
     Raises:
         ProviderStreamError: an error event, or a chunk that is not a ``chat.completion.chunk``.
@@ -55,11 +58,18 @@ def _read_chunk(chunk: Mapping[str, Any]) -> tuple[str, bool, int | None, str | 
             text, is_finish = content or "", choice.get("finish_reason") is not None
             break
     usage = chunk.get("usage")
-    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
-    if tokens is not None and not isinstance(tokens, int):
-        raise ProviderStreamError(UNPARSABLE)
+    usage = usage if isinstance(usage, dict) else {}
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    for count in (prompt, completion):
+        if count is not None and not isinstance(count, int):
+            raise ProviderStreamError(UNPARSABLE)
     model = chunk.get("model")
-    return text, is_finish, tokens, model if isinstance(model, str) and model else None
+    return (
+        text,
+        is_finish,
+        (prompt, completion),
+        model if isinstance(model, str) and model else None,
+    )
 
 
 class OpenAICompatibleProvider:
@@ -101,18 +111,23 @@ class OpenAICompatibleProvider:
         decoder = SSEDecoder()
         is_finished = False
         output_tokens: int | None = None
+        input_tokens: int | None = None
         version: str | None = None
         async for line in post_lines(self._http, self._url, body, headers=self._headers):
             data = decoder.feed(line)
             if data is None or data == _DONE:
                 continue
-            text, is_finish, tokens, chunk_model = _read_chunk(parse_object(data))
+            text, is_finish, (prompt, completion), chunk_model = _read_chunk(parse_object(data))
             is_finished = is_finished or is_finish
-            if tokens is not None:
-                output_tokens = tokens
+            if completion is not None:
+                output_tokens = completion
+            if prompt is not None:
+                input_tokens = prompt
             version = chunk_model or version
             if text:
                 yield ProviderChunk(text=text)
         if not is_finished:
             raise ProviderStreamError(UNFINISHED)
-        yield ProviderChunk(output_tokens=output_tokens, model_version=version)
+        yield ProviderChunk(
+            output_tokens=output_tokens, input_tokens=input_tokens, model_version=version
+        )

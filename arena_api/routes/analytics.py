@@ -8,7 +8,8 @@ a ``+hh:mm`` offset sent unencoded arrives as a space, which is read back as the
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
+from typing import TypeVar
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -16,12 +17,14 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import InvalidRequest
-from arena_api.core.views import ActivityBucket, View
+from arena_api.core.views import ActivityBucket, CostBucket, View
 from arena_api.services import ReadService
 
 __all__ = ["parse_bucket", "parse_points", "parse_since", "routes"]
 
+_Bucket = TypeVar("_Bucket", ActivityBucket, CostBucket)
 _BUCKETS: tuple[ActivityBucket, ...] = ("day", "hour")
+_COST_BUCKETS: tuple[CostBucket, ...] = ("day", "week", "month")
 # "...T09:00:00 02:00": a "+" that the query string decoding turned into a space.
 _LOST_PLUS = re.compile(r"(T[\d:.,]+) (\d{2}(?::?\d{2})?)$")
 
@@ -39,7 +42,8 @@ def parse_since(params: QueryParams) -> datetime | None:
     """The ``since`` parameter as an aware datetime, or ``None`` when absent.
 
     Raises:
-        InvalidRequest: it is not an ISO 8601 timestamp, or has no timezone.
+        InvalidRequest: it is not an ISO 8601 timestamp, has no timezone, or is not an instant
+            in years 1 to 9999 once in UTC.
     """
     raw = params.get("since")
     if raw is None:
@@ -56,20 +60,27 @@ def parse_since(params: QueryParams) -> datetime | None:
             "since must be an ISO 8601 timestamp with a timezone",
             details={"since": ["needs a timezone, e.g. Z"]},
         )
-    return value
+    try:
+        # In UTC, as the database compares it: 0001-01-01T00:00+01:00 is before year 1.
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidRequest(
+            "since is out of range", details={"since": ["must fall within years 1 to 9999 UTC"]}
+        ) from None
 
 
-def parse_bucket(params: QueryParams) -> ActivityBucket:
+def parse_bucket(params: QueryParams, allowed: tuple[_Bucket, ...]) -> _Bucket:
     """The ``bucket`` parameter, ``day`` when absent.
 
     Raises:
-        InvalidRequest: any other value than ``day`` or ``hour``.
+        InvalidRequest: any other value than those ``allowed``.
     """
     raw = params.get("bucket", "day")
-    for bucket in _BUCKETS:
+    for bucket in allowed:
         if raw == bucket:
             return bucket
-    raise InvalidRequest("bucket must be day or hour", details={"bucket": ["must be day or hour"]})
+    names = ", ".join(allowed[:-1]) + f" or {allowed[-1]}"
+    raise InvalidRequest(f"bucket must be {names}", details={"bucket": [f"must be {names}"]})
 
 
 async def summary(request: Request) -> Response:
@@ -85,9 +96,15 @@ async def model_metrics(request: Request) -> Response:
 
 
 async def activity(request: Request) -> Response:
-    bucket = parse_bucket(request.query_params)
+    bucket = parse_bucket(request.query_params, _BUCKETS)
     since = parse_since(request.query_params)
     return _json(await _reads(request).activity(bucket, since))
+
+
+async def cost(request: Request) -> Response:
+    bucket = parse_bucket(request.query_params, _COST_BUCKETS)
+    since = parse_since(request.query_params)
+    return _json(await _reads(request).cost(bucket, since))
 
 
 async def style_control(request: Request) -> Response:
@@ -126,6 +143,7 @@ routes: list[BaseRoute] = [
         f"{_PREFIX}/model-metrics", model_metrics, methods=["GET"], name="analytics_model_metrics"
     ),
     Route(f"{_PREFIX}/activity", activity, methods=["GET"], name="analytics_activity"),
+    Route(f"{_PREFIX}/cost", cost, methods=["GET"], name="analytics_cost"),
     Route(
         f"{_PREFIX}/style-control", style_control, methods=["GET"], name="analytics_style_control"
     ),

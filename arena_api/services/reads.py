@@ -29,6 +29,8 @@ from arena_api.core.views import (
     Components,
     ConfidenceInterval,
     ConversationView,
+    CostBucket,
+    CostView,
     HeadToHeadView,
     LeaderboardEntry,
     LeaderboardView,
@@ -240,6 +242,23 @@ class ReadService:
                 "bucket must be day or hour", details={"bucket": ["must be day or hour"]}
             )
         return await self._analytics_port().activity(bucket, _aware(since))
+
+    async def cost(self, bucket: CostBucket = "day", since: datetime | None = None) -> CostView:
+        """What answers cost per model, over the range and per UTC day, week or month.
+
+        Args:
+            bucket: ``day``, ``week`` (starting Monday) or ``month``.
+            since: only answers from this instant's UTC day on (timezone-aware); all without.
+
+        Raises:
+            InvalidRequest: an unknown bucket, or ``since`` without a timezone.
+        """
+        if bucket not in ("day", "week", "month"):
+            raise InvalidRequest(
+                "bucket must be day, week or month",
+                details={"bucket": ["must be day, week or month"]},
+            )
+        return await self._analytics_port().cost(bucket, _aware(since))
 
     async def style_control(self) -> StyleControlView:
         """The stored style coefficients and the models rated by both passes."""

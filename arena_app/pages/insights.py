@@ -419,6 +419,60 @@ def activity_tab() -> rx.Component:
             s.cumulative.length() > 0,
             _over_time(_lines(s.history_names), data=s.cumulative, x_key="day"),
         ),
+        _card(
+            "Spend per day (USD)",
+            "Nothing has cost anything yet: give models a price in models.yaml.",
+            s.spend.length() > 0,
+            _over_time(
+                rx.foreach(
+                    s.spend_names,
+                    lambda name, index: rx.recharts.bar(
+                        data_key=name,
+                        stack_id="cost",
+                        fill=rx.Var.create(list(COLORS))[index % len(COLORS)],
+                        is_animation_active=False,
+                    ),
+                ),
+                data=s.spend,
+                x_key="day",
+                chart=rx.recharts.bar_chart,
+            ),
+        ),
+        _card(
+            "Spend by model", "No answers recorded yet.", s.spend_by_model.length() > 0, _spend()
+        ),
+    )
+
+
+def _spend() -> rx.Component:
+    """The spend per model, dearest first, with how much of it rests on estimated tokens."""
+    s = InsightsState
+    columns = ("Model", "Cost", "Per answer", "Tokens", "Estimated")
+    return rx.vstack(
+        rx.text(s.spend_total, size="2", weight="medium", data_testid="spend-total"),
+        rx.table.root(
+            rx.table.header(rx.table.row(*(rx.table.column_header_cell(c) for c in columns))),
+            rx.table.body(
+                rx.foreach(
+                    s.spend_by_model,
+                    lambda row: rx.table.row(
+                        rx.table.row_header_cell(row["name"]),
+                        *(
+                            rx.table.cell(row[key])
+                            for key in ("cost", "per_answer", "tokens", "estimated")
+                        ),
+                    ),
+                )
+            ),
+            size="1",
+            width="100%",
+        ),
+        rx.text(
+            "Tokens as the provider reported them, or estimated where it reported none.",
+            size="1",
+            color_scheme="gray",
+        ),
+        width="100%",
     )
 
 

@@ -6,6 +6,7 @@ plain rows (``list[dict]``) so recharts can plot them as they are.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import reflex as rx
@@ -23,6 +24,13 @@ STYLE_UNITS = {
     "latency_ttft": "per std. dev. of TTFT",
     "latency_duration": "per std. dev. of duration",
 }
+
+
+def dollars(amount: float) -> str:
+    """US dollars as people read them: cents, or four significant digits below a cent."""
+    if amount == 0 or amount >= 0.01:
+        return f"${amount:,.2f}"
+    return f"${amount:.{3 - math.floor(math.log10(amount))}f}"
 
 
 def _pct(part: float, whole: float) -> float:
@@ -63,6 +71,10 @@ class InsightsState(rx.State):
     history_names: list[str] = []
     volume: list[dict[str, Any]] = []
     cumulative: list[dict[str, Any]] = []
+    spend: list[dict[str, Any]] = []
+    spend_names: list[str] = []
+    spend_by_model: list[dict[str, str]] = []
+    spend_total: str = ""
 
     @rx.var
     def notice(self) -> str:
@@ -310,3 +322,37 @@ class InsightsState(rx.State):
         ]
         if not self.history_names:
             self.history_names = sorted(model_names.values())
+        await self._spend()
+
+    async def _spend(self) -> None:
+        """What answers cost, per day and model (dollars), and per model over all days."""
+        cost = await services().reads.cost("day")
+        names = {m.id: m.display_name for m in cost.models}
+        by_day: dict[str, dict[str, Any]] = {}
+        for point in cost.series:
+            key = point.bucket_start.isoformat()
+            row = by_day.setdefault(key, {"day": point.bucket_start.strftime("%b %d")})
+            row[names[point.model_id]] = round(point.cost_usd, 6)
+        self.spend = [by_day[k] for k in sorted(by_day)] if cost.total.cost_usd > 0 else []
+        # In name order, so each model keeps the colour the other charts give it.
+        self.spend_names = sorted(m.display_name for m in cost.models if m.priced_responses)
+        self.spend_by_model = [
+            {
+                "name": m.display_name,
+                "cost": dollars(m.cost_usd) if m.priced_responses else "no price",
+                "per_answer": dollars(m.cost_usd / m.priced_responses)
+                if m.priced_responses
+                else "—",
+                "tokens": f"{m.input_tokens:,} in · {m.output_tokens:,} out",
+                "estimated": f"{_pct(m.estimated_responses, m.responses):g}%",
+            }
+            for m in cost.models
+        ]
+        total = cost.total
+        unpriced = total.responses - total.priced_responses
+        self.spend_total = (
+            f"{dollars(total.cost_usd)} over {total.responses:,} answers"
+            + (f" ({unpriced:,} from models with no price)" if unpriced else "")
+            if total.responses
+            else ""
+        )

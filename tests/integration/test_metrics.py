@@ -43,6 +43,8 @@ async def test_metrics_count_what_the_traffic_did(
         assert (await arena.vote(native[0][1][0][1], "left")).status_code == 200
         text = (await arena.client.get("/metrics")).text
         tokens = await arena.scalar("SELECT sum(output_token_count) FROM responses")
+        prompt_tokens = await arena.scalar("SELECT sum(input_token_count) FROM responses")
+        cost = await arena.scalar("SELECT sum(cost_usd) FROM responses")
         answers = await arena.scalar("SELECT count(*) FROM responses")
 
     samples = _samples(text)
@@ -57,6 +59,8 @@ async def test_metrics_count_what_the_traffic_did(
     assert _sum(samples, "arena_time_to_first_token_seconds_count") == answers == 8
     assert _sum(samples, "arena_answer_duration_seconds_count") == answers
     assert _sum(samples, "arena_output_tokens_total") == tokens
+    assert _sum(samples, "arena_input_tokens_total") == prompt_tokens > 0
+    assert _sum(samples, "arena_cost_usd_total") == pytest.approx(float(cost)) and cost > 0
     assert _sum(samples, "arena_slot_errors_total") == 0
     models = {
         dict(labels)["model"] for (name, labels) in samples if name == "arena_output_tokens_total"

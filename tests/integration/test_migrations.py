@@ -91,10 +91,15 @@ _SUMMARIES = (
         "SELECT coalesce(sum(matchups), 0) FROM pair_outcome_stats",
         "SELECT count(*) FROM matchups",
     ),
+    (
+        "SELECT coalesce(sum(responses), 0) || '/' || coalesce(sum(output_tokens), 0) "
+        "FROM model_cost_daily",
+        "SELECT count(*) || '/' || coalesce(sum(output_token_count), 0) FROM responses",
+    ),
 )
 
 
-@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005"])
+@pytest.mark.parametrize("start", ["0001", "0002", "0003", "0004", "0005", "0006"])
 async def test_a_database_with_data_at_any_earlier_revision_upgrades_to_head_keeping_it(
     fresh_database: Callable[[], str], start: str
 ) -> None:

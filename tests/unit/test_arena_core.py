@@ -6,8 +6,11 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
+from decimal import Decimal
 
-from arena_api.core.arena import ArenaCore, Signal, SlotRun, SteerControl
+from arena_api.core.arena import STOPPED, ArenaCore, Signal, SlotRun, SteerControl
+from arena_api.core.cost import estimate_prompt_tokens, price
 from arena_api.core.errors import ProviderHTTPError
 from arena_api.core.events import (
     InternalEvent,
@@ -17,8 +20,9 @@ from arena_api.core.events import (
     InternalSteered,
     InternalToken,
 )
-from arena_api.core.models import ChatMessage, ModelEntry
+from arena_api.core.models import ChatMessage, ModelEntry, Prices
 from arena_api.core.ports import ProviderChunk
+from arena_api.core.response_metrics import estimate_tokens
 
 MESSAGES = [ChatMessage(role="user", content="hello")]
 
@@ -254,3 +258,29 @@ async def test_a_slot_that_never_starts_times_out() -> None:
 
     done = [e for e in events if isinstance(e, InternalSlotDone)][0]
     assert done.result.ttft_ms is None and done.result.content == "" and done.result.error
+
+
+async def test_a_stopped_slot_costs_what_it_produced_and_a_failed_one_costs_nothing() -> None:
+    prices = Prices(input_per_mtok=Decimal("2.5"), output_per_mtok=Decimal("10"))
+    stopped = ScriptedProvider(["word "] * 1000, delay=0.01)
+    failed = ScriptedProvider(["never"], fail_after=0)
+    runs = [
+        SlotRun("A", replace(_model("a"), prices=prices), stopped),
+        SlotRun("B", replace(_model("b"), prices=prices), failed),
+    ]
+    abort = Signal()
+    seen: list[InternalEvent] = []
+
+    async for event in ArenaCore(slot_timeout_s=5).stream(MESSAGES, runs, abort=abort):
+        seen.append(event)
+        if sum(isinstance(e, InternalToken) for e in seen) == 20:
+            abort.set()
+
+    done = {e.slot: e.result for e in seen if isinstance(e, InternalSlotDone)}
+    a, b = done["A"], done["B"]
+    assert a.error == STOPPED and a.content.startswith("word word")
+    assert a.input_token_count == estimate_prompt_tokens(MESSAGES)
+    assert a.output_token_count == estimate_tokens(a.content)
+    assert a.cost_usd == price(a.input_token_count, a.output_token_count, prices) > 0
+    assert b.error and (b.input_token_count, b.output_token_count) == (0, 0)
+    assert b.cost_usd == Decimal("0")
