@@ -46,6 +46,10 @@ def is_outage(exc: BaseException) -> bool:
             return True
         if isinstance(error, asyncpg.InterfaceError) and "closed" in str(error):
             return True
+        if isinstance(error, asyncpg.InternalClientError) and "in progress" in str(error):
+            # A pooled connection the outage broke mid-statement (its protocol state stuck);
+            # the pool terminates it on release, so a retry gets a fresh one.
+            return True
         if isinstance(error, DBAPIError) and error.connection_invalidated:
             return True
         pending += [error.__cause__, error.__context__, getattr(error, "orig", None)]

@@ -119,3 +119,35 @@ async def test_a_round_streaming_when_the_database_goes_away_finishes_and_says_i
     assert "run_error" not in events
     lost = [r.getMessage() for r in caplog.records if "could not be stored" in r.getMessage()]
     assert len(lost) == 2 and all(matchup in message for message in lost)
+
+
+async def test_a_restart_under_a_steady_trickle_of_rounds_answers_only_200_or_503(
+    tmp_path: Path,
+) -> None:
+    statuses: list[tuple[int, str]] = []
+    async with _arena(tmp_path, ARENA_MOCK_TOKENS="6") as (database, client):
+        running = True
+
+        async def trickle() -> None:
+            while running:
+                answer = await _round(client)
+                code = answer.json()["code"] if answer.status_code != 200 else ""
+                statuses.append((answer.status_code, code))
+                await asyncio.sleep(0.02)
+
+        workers = [asyncio.create_task(trickle()) for _ in range(4)]
+        await asyncio.sleep(0.5)
+        await asyncio.to_thread(database.stop)
+        await asyncio.sleep(1.0)
+        await asyncio.to_thread(database.start)
+        for _ in range(80):  # until the pool has reconnected and rounds pass again
+            await asyncio.sleep(0.25)
+            if statuses[-4:] and all(status == 200 for status, _ in statuses[-4:]):
+                break
+        running = False
+        await asyncio.gather(*workers)
+
+    kinds = set(statuses)
+    assert kinds <= {(200, ""), (503, "database_unavailable")}, kinds
+    assert (503, "database_unavailable") in kinds
+    assert [status for status, _ in statuses[-4:]] == [200] * 4
