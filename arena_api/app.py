@@ -45,6 +45,7 @@ from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health, lifecycle, login
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
+from arena_api.routes import openapi as openapi_routes
 from arena_api.routes._access import AccessControl
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.routes._metrics import RequestMetrics
@@ -221,6 +222,7 @@ def api_routes() -> list[BaseRoute]:
     """Every route of the API, in matching order; the JSON-404 catch-alls come last."""
     return [
         *health.routes,
+        *openapi_routes.routes,
         *login.routes,
         *lifecycle.routes,
         *metrics_routes.routes,

@@ -69,6 +69,14 @@ class ChatRequest(_Command):
     def _trim(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
 
+    @field_validator("prompt", "session_id")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        # PostgreSQL's text cannot hold NUL (JSON's "\u0000"); pydantic refuses lone surrogates.
+        if value is not None and "\x00" in value:
+            raise ValueError("must not contain NUL characters")
+        return value
+
     @field_validator("models")
     @classmethod
     def _two_for_named(

@@ -46,6 +46,8 @@ __all__ = ["in_band_failure", "routes", "select", "stream_response"]
 _log = logging.getLogger(__name__)
 _OPENAI = get_protocol("openai")
 _PING_SECONDS = 15
+#: ``_serve``'s body when the route has not read it yet (a JSON body may be ``null``).
+_UNREAD = object()
 
 
 def _arena(request: Request) -> ArenaService:
@@ -119,9 +121,9 @@ def text_response(reply: TextReply) -> Response:
     )
 
 
-async def _serve(request: Request, protocol: Protocol, body: object | None = None) -> Response:
+async def _serve(request: Request, protocol: Protocol, body: object = _UNREAD) -> Response:
     try:
-        client = parse_chat_body(protocol, await read_json(request) if body is None else body)
+        client = parse_chat_body(protocol, await read_json(request) if body is _UNREAD else body)
         round_ = await _arena(request).start_round(
             client.request,
             x_arena=request.headers.get("x-arena"),

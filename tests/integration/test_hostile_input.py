@@ -45,6 +45,36 @@ async def test_a_nesting_bomb_is_a_400_invalid_json_on_every_json_route(
     assert stored == 0
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param(b"null", id="json-null"),
+        pytest.param(b'{"prompt": "a\\u0000b"}', id="nul-in-prompt"),
+        pytest.param(b'{"prompt": "hi", "sessionId": "s\\u0000"}', id="nul-in-session"),
+        pytest.param(
+            b'{"messages": [{"role": "user", "content": "a\\u0000"}]}', id="nul-in-message"
+        ),
+    ],
+)
+async def test_a_null_body_or_a_nul_character_is_a_400_on_every_json_route(
+    db: AsyncEngine, database_url: str, tmp_path: Path, body: bytes
+) -> None:
+    """Found by schemathesis: both were 500s (a re-read body; PostgreSQL refusing NUL)."""
+    async with serve_arena(db, database_url, tmp_path) as arena:
+        answers = [
+            await arena.client.post(
+                route, content=body, headers={"content-type": "application/json"}
+            )
+            for route in ROUTES
+        ]
+        stored = await arena.scalar("SELECT count(*) FROM matchups")
+
+    for route, answer in zip(ROUTES, answers, strict=True):
+        assert answer.status_code == 400, (route, answer.text[:200])
+        assert answer.json()["code"] == "invalid_request", route
+    assert stored == 0
+
+
 async def test_a_nesting_bomb_on_the_control_socket_is_refused_and_the_socket_lives_on(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:

@@ -31,6 +31,15 @@ RULES: dict[str, tuple[str, ...]] = {
         "arena_api.protocols",
         "arena_api.routes",
         "arena_api.db.migrations",
+        "arena_api.openapi",
+    ),
+    # The OpenAPI document is built from the core's models and the protocols' registry alone.
+    "arena_api/openapi": (
+        "pydantic",
+        "pydantic_core",
+        "arena_api.core",
+        "arena_api.protocols",
+        "arena_api.openapi",
     ),
     # The rating process reads the schema and the one declaration of every variable; nothing
     # else of arena_api.

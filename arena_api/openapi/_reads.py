@@ -1,0 +1,184 @@
+"""The read operations: stored rounds, the leaderboard, analytics and the OpenAI model list."""
+
+from __future__ import annotations
+
+from arena_api.openapi._operation import Operation, json_answer, param
+
+__all__ = ["READ_OPERATIONS"]
+
+_UUID = {"type": "string", "format": "uuid"}
+_SINCE = param(
+    "query",
+    "since",
+    {"type": "string", "format": "date-time"},
+    "Only what happened at or after this ISO 8601 instant (a timezone is required, e.g. `Z`).",
+)
+
+READ_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "get",
+        "/api/arena/matchups/{matchup_id}",
+        "getMatchup",
+        "A matchup's state; its models once voted (or when named)",
+        "reads",
+        {"200": json_answer("The matchup.", "MatchupView")},
+        errors=(400, 404, 503),
+        parameters=(param("path", "matchup_id", _UUID, "The matchup's id."),),
+        description="404 `matchup_not_found`.",
+    ),
+    Operation(
+        "get",
+        "/api/arena/conversations/{conversation_id}",
+        "getConversation",
+        "A conversation's turns, with each voted turn's models",
+        "reads",
+        {"200": json_answer("The conversation.", "ConversationView")},
+        errors=(400, 403, 404, 503),
+        parameters=(
+            param("path", "conversation_id", _UUID, "The conversation's id."),
+            param(
+                "query",
+                "sessionId",
+                {"type": "string", "minLength": 1, "maxLength": 200},
+                "The session that started the conversation, if it was started with one.",
+            ),
+        ),
+        description="403 `conversation_forbidden` (another session's); 404 "
+        "`conversation_not_found`.",
+    ),
+    Operation(
+        "get",
+        "/api/arena/leaderboard",
+        "getLeaderboard",
+        "Enabled models' records and ratings with confidence intervals",
+        "reads",
+        {"200": json_answer("The leaderboard.", "LeaderboardView")},
+        errors=(400, 503),
+        parameters=(
+            param(
+                "query",
+                "include",
+                {"type": "string", "enum": ["named"]},
+                "`named`: rate the named side-by-side rounds' votes with the blind ones.",
+            ),
+        ),
+    ),
+    *(
+        Operation(
+            "get",
+            f"/api/arena/analytics/{name}",
+            operation_id,
+            summary,
+            "analytics",
+            {"200": json_answer(summary + ".", schema)},
+            errors=(400, 404, 503) if parameters else (404, 503),
+            parameters=parameters,
+        )
+        for name, operation_id, summary, schema, parameters in (
+            (
+                "summary",
+                "getAnalyticsSummary",
+                "Arena-wide totals: votes by kind, slot split, pair coverage",
+                "SummaryView",
+                (),
+            ),
+            (
+                "head-to-head",
+                "getHeadToHead",
+                "Wins and ties of every pair of models",
+                "HeadToHeadView",
+                (),
+            ),
+            (
+                "model-metrics",
+                "getModelMetrics",
+                "Pace and style of each model's answers, and its record per slot",
+                "ModelMetricsView",
+                (),
+            ),
+            (
+                "activity",
+                "getActivity",
+                "Votes by outcome and cumulative games per model, per day or hour",
+                "ActivityView",
+                (
+                    param(
+                        "query",
+                        "bucket",
+                        {"type": "string", "enum": ["day", "hour"], "default": "day"},
+                        "The bucket width (UTC).",
+                    ),
+                    _SINCE,
+                ),
+            ),
+            (
+                "cost",
+                "getCost",
+                "Spend by model, and per UTC day, week or month and model",
+                "CostView",
+                (
+                    param(
+                        "query",
+                        "bucket",
+                        {"type": "string", "enum": ["day", "week", "month"], "default": "day"},
+                        "The bucket width (UTC).",
+                    ),
+                    _SINCE,
+                ),
+            ),
+            (
+                "style-control",
+                "getStyleControl",
+                "The stored style coefficients and the models rated by both passes",
+                "StyleControlView",
+                (),
+            ),
+            (
+                "rating-history",
+                "getRatingHistory",
+                "Rating snapshots, one per model per refit, in time order",
+                "RatingHistoryView",
+                (
+                    _SINCE,
+                    param(
+                        "query",
+                        "points",
+                        {"type": "integer", "minimum": 1, "maximum": 10_000},
+                        "Thin the history to the last refit of each of this many equal spans.",
+                    ),
+                ),
+            ),
+        )
+    ),
+    *(
+        Operation(
+            "get",
+            path,
+            operation_id,
+            "The models an OpenAI client can pick",
+            "openai",
+            {"200": json_answer("OpenAI's list (`ARENA_OPENAI_MODELS` says which).", "ModelList")},
+            errors=(503,),
+        )
+        for path, operation_id in (("/models", "listModels"), ("/v1/models", "listModelsV1"))
+    ),
+    *(
+        Operation(
+            "get",
+            path,
+            operation_id,
+            "One listed model",
+            "openai",
+            {"200": json_answer("The model.", "ModelObject")},
+            errors=(404, 503),
+            parameters=(
+                param("path", "model_id", {"type": "string", "minLength": 1}, "The model id."),
+            ),
+            description="404 `model_not_found`.",
+        )
+        for path, operation_id in (
+            ("/models/{model_id}", "retrieveModel"),
+            ("/v1/models/{model_id}", "retrieveModelV1"),
+        )
+    ),
+)

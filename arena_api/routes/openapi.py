@@ -1,0 +1,24 @@
+"""``GET /openapi.json``: the OpenAPI 3.1 document of the HTTP API (``arena_api.openapi``).
+
+Open without a token, like ``/health``; built and encoded once per process, so an answer costs
+nothing but sending the bytes.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from arena_api.openapi import document_bytes
+
+__all__ = ["routes"]
+
+
+async def openapi(request: Request) -> Response:
+    return Response(
+        document_bytes(request.app.state.services.version), media_type="application/json"
+    )
+
+
+routes: list[BaseRoute] = [Route("/openapi.json", openapi, methods=["GET"], name="openapi")]
