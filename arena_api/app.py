@@ -15,6 +15,7 @@ import gc
 import logging
 import os
 import time
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
@@ -28,21 +29,26 @@ from starlette.routing import BaseRoute
 
 from arena_api.core.arena import ArenaCore
 from arena_api.core.join import JoinBroker
+from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
+from arena_api.core.models import ModelEntry, Prices
 from arena_api.core.ports import RoundObserver
 from arena_api.core.ratelimit import RateLimiter
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
+from arena_api.db.judgements import PostgresJudgements
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.metrics import ArenaMetrics
-from arena_api.providers import build_registry, make_session
+from arena_api.providers import ProviderRegistry, build_registry, make_session
+from arena_api.roster import RosterError, load_roster
 from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health, lifecycle, login
+from arena_api.routes import judge as judge_routes
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
 from arena_api.routes import openapi as openapi_routes
@@ -53,6 +59,7 @@ from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
 from arena_api.services.access import AccessService
+from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.settings import Settings, load_settings
 
 __all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
@@ -78,6 +85,7 @@ class Services:
     chat: OpenAiChatService
     limiter: RateLimiter
     metrics: ArenaMetrics
+    judge: JudgeService
     access: AccessService
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
@@ -116,11 +124,12 @@ def build_arena(
     http: aiohttp.ClientSession,
     observer: RoundObserver | None = None,
     secret: bytes | None = None,
+    providers: ProviderRegistry | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
         repository=PostgresRepository(engine, pool),
-        providers=build_registry(settings, http),
+        providers=providers or build_registry(settings, http),
         matchmaker=make_matchmaker(settings.matchmaker),
         core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
         tokens=MatchupTokenService(secret or token_secret(settings)),
@@ -137,6 +146,36 @@ def build_arena(
         ),
         observer=observer,
     )
+
+
+def load_judge(settings: Settings) -> JudgeModel | None:
+    """The roster's judge (``judge:`` in ``ARENA_MODELS_FILE``), or None without one.
+
+    The roster was validated when ``arena serve`` seeded it; a file that cannot be read now
+    leaves the arena without a judge (logged), not without a server.
+    """
+    try:
+        judge = load_roster(settings.models_file).judge
+    except RosterError as exc:
+        _log.error("no judge: %s", exc)
+        return None
+    if judge is None:
+        return None
+    prices = (
+        None
+        if judge.price is None
+        else Prices(input_per_mtok=judge.price.input, output_per_mtok=judge.price.output)
+    )
+    model = ModelEntry(
+        id=uuid.uuid5(
+            uuid.NAMESPACE_URL, f"arena-judge:{judge.provider}:{judge.provider_model_id}"
+        ),
+        display_name=judge.display_name,
+        provider=judge.provider,
+        provider_model_id=judge.provider_model_id,
+        prices=prices,
+    )
+    return JudgeModel(model=model, template=judge.prompt or DEFAULT_PROMPT, swap=judge.swap)
 
 
 @contextlib.asynccontextmanager
@@ -156,7 +195,8 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
         stack.push_async_callback(http.close)
         metrics = ArenaMetrics()
         secret = token_secret(settings)
-        arena = build_arena(settings, engine, pool, http, metrics, secret)
+        providers = build_registry(settings, http)
+        arena = build_arena(settings, engine, pool, http, metrics, secret, providers)
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
         repository = PostgresRepository(engine, pool)
@@ -176,6 +216,15 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             chat=chat,
             limiter=RateLimiter(settings.rate_limit),
             metrics=metrics,
+            judge=JudgeService(
+                arena=arena,
+                repository=repository,
+                judgements=PostgresJudgements(pool),
+                providers=providers,
+                judge=load_judge(settings),
+                timeout_s=settings.judge_timeout_s,
+                observer=metrics,
+            ),
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,
@@ -228,6 +277,7 @@ def api_routes() -> list[BaseRoute]:
         *metrics_routes.routes,
         *chat_routes.routes,
         *arena_routes.routes,
+        *judge_routes.routes,
         *analytics_routes.routes,
         *control_routes.routes,
         *model_routes.routes,

@@ -9,7 +9,17 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-__all__ = ["PROVIDERS", "Price", "Roster", "RosterError", "RosterModel", "load_roster"]
+from arena_api.core.judging import PLACEHOLDERS
+
+__all__ = [
+    "PROVIDERS",
+    "Price",
+    "Roster",
+    "RosterJudge",
+    "RosterError",
+    "RosterModel",
+    "load_roster",
+]
 
 Provider = Literal["google", "openai", "ollama", "vllm", "host-proxy", "mock"]
 PROVIDERS: tuple[str, ...] = ("google", "openai", "ollama", "vllm", "host-proxy", "mock")
@@ -38,10 +48,35 @@ class RosterModel(BaseModel):
     price: Price | None = None
 
 
+class RosterJudge(BaseModel):
+    """The judge model (``judge:``): any registered provider, its own prices, and optionally
+    its own prompt (which must keep every placeholder: ``{conversation}``, ``{prompt}``,
+    ``{answer_a}``, ``{answer_b}``; literal braces doubled)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    display_name: str = Field(min_length=1, max_length=200)
+    provider: Provider
+    provider_model_id: str = Field(min_length=1, max_length=400)
+    price: Price | None = None
+    #: Judge twice, the answers' order swapped; a disagreement becomes a tie.
+    swap: bool = False
+    prompt: str | None = Field(default=None, min_length=1, max_length=20_000)
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> RosterJudge:
+        if self.prompt is not None:
+            missing = [p for p in PLACEHOLDERS if p not in self.prompt]
+            if missing:
+                raise ValueError(f"the judge prompt lacks {', '.join(missing)}")
+        return self
+
+
 class Roster(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     models: tuple[RosterModel, ...] = Field(min_length=1)
+    judge: RosterJudge | None = None
 
     @model_validator(mode="after")
     def _unique(self) -> Roster:

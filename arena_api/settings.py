@@ -284,9 +284,9 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "ARENA_RATE_LIMIT",
         "",
-        "Rounds and votes per client (IP address; the forwarded one behind a trusted proxy), "
-        "each in sliding windows, e.g. `30/minute` or `5/second,100/hour`; past a limit, 429 "
-        "`rate_limited` with `Retry-After`. Empty: no limit.",
+        "Rounds, votes and judge requests per client (IP address; the forwarded one behind a "
+        "trusted proxy), each in sliding windows, e.g. `30/minute` or `5/second,100/hour`; past "
+        "a limit, 429 `rate_limited` with `Retry-After`. Empty: no limit.",
         _rate_limits(),
         attr="rate_limit",
     ),
@@ -431,6 +431,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Model for single rounds and shadow incumbent: UUID, "
         "provider model id, display name or `provider:provider_model_id`.",
         _text(min_len=1, max_len=512),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_JUDGE_TIMEOUT_S",
+        "120",
+        "How long the judge model (`judge:` in the roster) may take to give a verdict.",
+        _number(1, 3600),
+        attr="judge_timeout_s",
         group="arena",
     ),
     _setting(
@@ -692,6 +700,7 @@ class Settings:
     sample_rate: float
     exposure: str
     default_model: str | None
+    judge_timeout_s: float
     join_window_ms: int
     join_max_pending: int
     join_max_queued_events: int

@@ -69,6 +69,8 @@ __all__ = [
     "read_style_votes",
 ]
 
+#: The votes the ratings are fitted to: people's. A judge model's votes are kept apart.
+HUMAN = "human"
 #: Every label ``preferences.vote`` may hold; anything else is rejected, never guessed.
 VOTE_LABELS = ("left", "right", "both_good", "both_bad", "skip")
 _TIES = ("both_good", "both_bad")
@@ -119,7 +121,7 @@ async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> Sess
             preferences.c.vote,
             extract("epoch", preferences.c.created_at - previous).label("gap"),
         )
-        .where(session.is_not(None))
+        .where(session.is_not(None), preferences.c.method == HUMAN)
         .subquery("votes")
     )
     gap = votes.c.gap
@@ -222,6 +224,7 @@ async def read_pair_counts(
             func.count().label("votes"),
         )
         .select_from(joined)
+        .where(preferences.c.method == HUMAN)
         .group_by(func.least(a, b), func.greatest(a, b))
     )
     if not include_named:
@@ -355,7 +358,8 @@ async def read_style_votes(
             packed("int4send", ra.c.stream_duration_ms - rb.c.stream_duration_ms).label("duration"),
         )
         .select_from(joined)
-        .where(vote != "skip", matchups.c.mode != "named")  # the style pass is blind only
+        # The style pass is blind and human only.
+        .where(vote != "skip", matchups.c.mode != "named", preferences.c.method == HUMAN)
     )
     row = (await conn.execute(query)).one()
     if row.unknown:

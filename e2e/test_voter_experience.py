@@ -233,3 +233,32 @@ async def test_the_leaderboard_can_count_side_by_side_votes(
     await page.wait_for_timeout(300)
     await screenshot(page, "arena-leaderboard-with-named")
     assert await page.get_by_test_id("include-named").get_attribute("data-state") == "checked"
+
+
+async def test_the_judge_votes_and_its_verdict_shows_with_the_reveal(
+    voter_product: ProductProcess, page: Page
+) -> None:
+    await _open(page, voter_product.url + "/")
+    await _ask(page, "Let the judge decide")
+    await _wait_votable(page)
+
+    await page.get_by_test_id("ask-judge").click()
+
+    await expect(page.get_by_test_id("judge-verdict")).to_contain_text(
+        re.compile(r"^Judged by Mock Judge: (A is better|B is better|Both good) · cost \$0\.\d+$")
+    )
+    await expect(page.get_by_test_id("reveal-A")).to_be_visible()
+    await expect(page.get_by_test_id("vote-left")).to_be_disabled()
+    await page.get_by_text("The judge's reasoning").click()
+    await expect(page.get_by_test_id("judge-reasoning")).not_to_be_empty()
+    await screenshot(page, "arena-judge-verdict")
+    conn = await asyncpg.connect(voter_product.env["DATABASE_URL"])
+    try:
+        row = await conn.fetchrow(
+            "SELECT p.method, v.recorded, v.judge_name FROM preferences p "
+            "JOIN judge_verdicts v ON v.matchup_id = p.matchup_id "
+            "ORDER BY p.created_at DESC LIMIT 1"
+        )
+    finally:
+        await conn.close()
+    assert dict(row) == {"method": "judge", "recorded": True, "judge_name": "Mock Judge"}

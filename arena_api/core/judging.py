@@ -11,8 +11,10 @@ here. Pure.
 from __future__ import annotations
 
 import re
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Literal
 
 from arena_api.core.models import ChatMessage, Slot
@@ -23,6 +25,8 @@ __all__ = [
     "DEFAULT_PROMPT",
     "PLACEHOLDERS",
     "SYSTEM_PROMPT",
+    "Judgement",
+    "JudgementSource",
     "Outcome",
     "Reading",
     "combine",
@@ -32,8 +36,11 @@ __all__ = [
     "slot_choice",
 ]
 
-#: A matchup's judged outcome in slot terms: a slot wins, a tie, both bad, or no verdict.
-Outcome = Literal["A", "B", "tie", "both_bad", "unparseable"]
+#: A matchup's judged outcome in slot terms: a slot wins, a tie, both bad, no readable verdict,
+#: or no verdict at all (the judge's endpoint failed).
+Outcome = Literal["A", "B", "tie", "both_bad", "unparseable", "failed"]
+#: Who asked: a voter (the route or the UI), the shadow auto-judge, or a suite run.
+JudgementSource = Literal["request", "autojudge", "suite"]
 
 SYSTEM_PROMPT = (
     "You are an impartial judge of AI assistants. Compare two answers to the user's last "
@@ -127,3 +134,24 @@ _VOTES: dict[str, Vote] = {"A": "left", "B": "right", "tie": "both_good", "both_
 def outcome_vote(outcome: Outcome) -> Vote | None:
     """The vote a judged outcome records; ``None`` for ``unparseable`` (never a vote)."""
     return _VOTES.get(outcome)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One judgement of a matchup, as stored: the judge, its readings, the combined outcome and
+    the vote it makes (``None``: no vote), with what it cost."""
+
+    matchup_id: uuid.UUID
+    source: JudgementSource
+    judge_name: str
+    judge_provider: str
+    judge_model_id: str
+    outcome: Outcome
+    vote: Vote | None
+    swapped: bool
+    readings: tuple[Reading, ...]
+    reasoning: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal | None = None
+    error: str | None = None

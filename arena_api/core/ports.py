@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from arena_api.core.events import SlotResult
+from arena_api.core.judging import Judgement
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.records import (
     ConversationRecord,
@@ -41,6 +42,7 @@ __all__ = [
     "ChatLink",
     "ChatLinks",
     "ChatVoteResult",
+    "JudgementStore",
     "LeaderboardPort",
     "LeaderboardRecords",
     "MatchmakingSnapshot",
@@ -356,6 +358,14 @@ class ChatLinks(Protocol):
 
 
 # -- observation ---------------------------------------------------------------------------------
+
+
+class JudgementStore(Protocol):
+    async def record(self, judgement: Judgement, winner_model_id: uuid.UUID | None) -> bool:
+        """Store ``judgement`` and, when it makes a vote, claim the matchup's one vote for it
+        (``method = 'judge'``) in the same transaction; True when the vote was recorded,
+        False when the matchup already had one (the judgement is stored either way)."""
+        ...
 
 
 class RoundObserver(Protocol):

@@ -28,6 +28,7 @@ __all__ = [
     "MAX_PROMPT_CHARS",
     "ChatCall",
     "ChatRequest",
+    "JudgeRequest",
     "VoteRequest",
     "parse_command",
     "stream_false_refused",
@@ -96,6 +97,12 @@ class VoteRequest(_Command):
     matchup_id: uuid.UUID
     matchup_token: str = Field(min_length=1, max_length=4096)
     vote: Vote
+
+
+class JudgeRequest(_Command):
+    """``POST /api/arena/matchups/{id}/judge``: the matchup's vote token, as a vote carries."""
+
+    matchup_token: str = Field(min_length=1, max_length=4096)
 
 
 def stream_false_refused() -> InvalidRequest:

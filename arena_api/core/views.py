@@ -32,6 +32,9 @@ __all__ = [
     "HeadToHeadPair",
     "HeadToHeadView",
     "Instant",
+    "JudgeReading",
+    "JudgeReveal",
+    "JudgeView",
     "LeaderboardEntry",
     "LeaderboardView",
     "MatchupView",
@@ -93,6 +96,38 @@ class RevealedModels(View):
 class VoteReveal(View):
     accepted: bool
     models: RevealedModels
+    continuable: bool
+    conversation_id: str | None
+
+
+class JudgeReading(View):
+    """One call of the judge: which slot it was shown first, and what it decided (in slots)."""
+
+    shown_first: Literal["A", "B"]
+    outcome: str
+
+
+class JudgeView(View):
+    """The judge's verdict, shown with the reveal: its reasoning, readings and cost."""
+
+    name: str
+    outcome: str
+    reasoning: str
+    swapped: bool
+    readings: list[JudgeReading]
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+
+
+class JudgeReveal(View):
+    """What asking the judge did: its vote (``accepted``) and, once the matchup has a vote,
+    who the models were. An unreadable verdict is no vote: the round stays blind and open."""
+
+    accepted: bool
+    vote: str | None
+    judge: JudgeView
+    models: RevealedModels | None
     continuable: bool
     conversation_id: str | None
 

@@ -33,6 +33,7 @@ from sqlalchemy.dialects.postgresql import JSONB, UUID
 __all__ = [
     "conversations",
     "external_chats",
+    "judge_verdicts",
     "matchups",
     "metadata",
     "model_cost_daily",
@@ -222,9 +223,51 @@ preferences = Table(
     Column("position_bias_meta", JSONB, nullable=False, server_default=text("'{}'::jsonb")),
     Column("anonymous_session_id", Text, nullable=True),
     _created_at(),
+    #: Who voted: a person or a judge model (the summaries count human votes only).
+    Column("method", Text, nullable=False, server_default=text("'human'")),
     CheckConstraint("vote IN ('left', 'right', 'both_good', 'both_bad', 'skip')", name="vote"),
+    CheckConstraint("method IN ('human', 'judge')", name="method"),
     Index("preferences_winner_idx", "winner_model_id"),
 )
+
+judge_verdicts = Table(
+    "judge_verdicts",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column(
+        "matchup_id",
+        UUID(as_uuid=True),
+        ForeignKey("matchups.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    _created_at(),
+    Column("source", Text, nullable=False, server_default=text("'request'")),
+    Column("judge_name", Text, nullable=False),
+    Column("judge_provider", Text, nullable=False),
+    Column("judge_model_id", Text, nullable=False),
+    Column("outcome", Text, nullable=False),
+    Column("vote", Text, nullable=True),
+    Column("recorded", Boolean, nullable=False, server_default=text("false")),
+    Column("swapped", Boolean, nullable=False),
+    Column("readings", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
+    Column("reasoning", Text, nullable=False, server_default=text("''")),
+    Column("input_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("output_tokens", Integer, nullable=False, server_default=text("0")),
+    Column("cost_usd", Numeric(18, 9), nullable=True),
+    Column("error", Text, nullable=True),
+    CheckConstraint("source IN ('request', 'autojudge', 'suite')", name="source"),
+    CheckConstraint(
+        "outcome IN ('A', 'B', 'tie', 'both_bad', 'unparseable', 'failed')", name="outcome"
+    ),
+    CheckConstraint(
+        "vote IS NULL OR vote IN ('left', 'right', 'both_good', 'both_bad')", name="vote"
+    ),
+    CheckConstraint("NOT recorded OR vote IS NOT NULL", name="recorded"),
+    CheckConstraint("input_tokens >= 0 AND output_tokens >= 0", name="tokens"),
+    CheckConstraint("cost_usd >= 0", name="cost"),
+    Index("judge_verdicts_matchup_id_idx", "matchup_id"),
+)
+"""Every judgement a judge model gave, whether or not it became the matchup's vote."""
 
 
 def _rating_columns(prefix: str = "") -> list[Column[object]]:

@@ -16,7 +16,7 @@ from pydantic.json_schema import (
 from pydantic_core import core_schema
 
 from arena_api.core import views
-from arena_api.core.requests import ChatRequest, VoteRequest
+from arena_api.core.requests import ChatRequest, JudgeRequest, VoteRequest
 from arena_api.openapi import _bodies as bodies
 from arena_api.openapi._operation import error_responses
 from arena_api.openapi._paths import OPERATIONS
@@ -32,6 +32,7 @@ _REF = "#/components/schemas/{model}"
 _MODELS: tuple[tuple[type[BaseModel], JsonSchemaMode], ...] = (
     (ChatRequest, "validation"),
     (VoteRequest, "validation"),
+    (JudgeRequest, "validation"),
     (bodies.ChatCompletionsRequest, "validation"),
     (bodies.RunAgentInput, "validation"),
     (bodies.UseChatRequest, "validation"),
@@ -44,6 +45,7 @@ _MODELS: tuple[tuple[type[BaseModel], JsonSchemaMode], ...] = (
     (bodies.ModelObject, "serialization"),
     (bodies.ChatCompletion, "serialization"),
     (views.VoteReveal, "serialization"),
+    (views.JudgeReveal, "serialization"),
     (views.MatchupView, "serialization"),
     (views.ConversationView, "serialization"),
     (views.LeaderboardView, "serialization"),

@@ -75,6 +75,12 @@ ERROR_RESPONSES: Mapping[int, tuple[str, str, Mapping[str, Any]]] = {
         "`provider_unavailable`, `no_models`.",
         {},
     ),
+    502: (
+        "JudgeFailed",
+        "`judge_failed`: the judge model's endpoint failed or gave no verdict in time (the "
+        "failed judgement is stored; vote yourself or ask again).",
+        {},
+    ),
     503: (
         "Unavailable",
         "`database_unavailable` (the database cannot be reached) or `shutting_down`, both "

@@ -171,4 +171,33 @@ ROUND_OPERATIONS: tuple[Operation, ...] = (
         description="401 `invalid_token` (bad, expired or another matchup's token); 403 "
         "`not_votable` (a shadow matchup); 404 `matchup_not_found`; 409 `already_voted`.",
     ),
+    Operation(
+        "post",
+        "/api/arena/matchups/{matchup_id}/judge",
+        "askJudge",
+        "Let the judge model vote on a matchup",
+        "votes",
+        {
+            "200": json_answer(
+                "The judge's verdict. `accepted`: it is the matchup's vote (method `judge`) and "
+                "the models are revealed; otherwise its verdict could not be read "
+                "(`judge.outcome` `unparseable`), no vote was made and the round stays blind.",
+                "JudgeReveal",
+            )
+        },
+        errors=(*_JSON_ERRORS, 403, 404, 409, 429, 502, 503),
+        parameters=(
+            param("path", "matchup_id", {"type": "string", "format": "uuid"}, "The matchup's id."),
+        ),
+        body=json_body(
+            ref("JudgeRequest"),
+            "The matchup's vote token, as a vote carries.",
+            {"judge": {"matchupToken": "<the matchupToken of matchup_started>"}},
+        ),
+        description="The judge (`judge:` in `models.yaml`) reads the conversation so far, the "
+        "prompt and both answers, anonymised and in a random order (both orders with `swap`). "
+        "401 `invalid_token`; 403 `not_votable`; 404 `matchup_not_found` or "
+        "`judge_not_configured`; 409 `already_voted` (before or while the judge read) or "
+        "`answers_pending`; 502 `judge_failed`.",
+    ),
 )

@@ -5,6 +5,10 @@ its display name or provider model id, so a blind voter learns nothing from it. 
 tag are drawn by a ``random.Random`` seeded from the model id and the last user message: the same
 question to the same model always gets the same answer. Some Markdown (a bold word, an inline code
 span, a list line) is mixed in so the answer has a non-zero Markdown density.
+
+A model whose provider model id starts with ``mock-judge`` is a judge: it answers the judge's
+prompt with a JSON verdict (``{"reasoning": ..., "verdict": "A" | "B" | "tie"}``) drawn from a
+hash of what it read, so the same matchup shown in the same order always gets the same verdict.
 """
 
 from __future__ import annotations
@@ -72,7 +76,20 @@ def _seed(model: ModelEntry, messages: Sequence[ChatMessage]) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def _verdict(model: ModelEntry, messages: Sequence[ChatMessage]) -> list[str]:
+    choice = ("A", "B", "tie")[_seed(model, messages) % 3]
+    reasoning = {
+        "A": "Answer A is more complete.",
+        "B": "Answer B is clearer.",
+        "tie": "Both answers are equally good.",
+    }[choice]
+    verdict = f'{{"reasoning": "{reasoning}", "verdict": "{choice}"}}'
+    return [verdict[i : i + 16] for i in range(0, len(verdict), 16)]
+
+
 def _tokens(model: ModelEntry, messages: Sequence[ChatMessage], count: int) -> list[str]:
+    if model.provider_model_id.startswith("mock-judge"):
+        return _verdict(model, messages)
     rng = random.Random(_seed(model, messages))
     tokens = [mock_tag(model) + " "]
     for position in range(1, count):

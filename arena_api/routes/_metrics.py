@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena_api.routes._ratelimit import GROUPS
+from arena_api.routes._ratelimit import limited_route
 
 __all__ = ["RequestMetrics"]
 
@@ -30,7 +30,8 @@ class RequestMetrics:
             await self.app(scope, receive, sending)
         finally:
             path = getattr(scope.get("route"), "path", None)
-            if path is None and (scope.get("method"), scope.get("path")) in GROUPS:
-                path = scope["path"]  # refused by the rate limit before it was routed
+            limited = limited_route(scope.get("method", ""), scope.get("path", ""))
+            if path is None and limited is not None:
+                path = limited[1]  # refused by the rate limit before it was routed
             if path is not None:  # an API route; the UI's files and Reflex's are not counted
                 services.metrics.requests.labels(path, str(status)).inc()

@@ -1,4 +1,5 @@
-"""``ARENA_RATE_LIMIT`` on the routes that start rounds and take votes, per client address.
+"""``ARENA_RATE_LIMIT`` on the routes that start rounds, take votes and ask the judge, per client
+address (or API token).
 
 The address is the ASGI scope's client, which ``ForwardedHeaders`` (in front) has set to the
 forwarded one when the peer is a trusted proxy. The limiter itself is the process's one
@@ -12,7 +13,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from arena_api.core.ratelimit import refusal_message
 from arena_api.routes.errors import error_response
 
-__all__ = ["GROUPS", "RateLimits"]
+__all__ = ["GROUPS", "JUDGE_ROUTE", "RateLimits", "limited_route"]
 
 #: (method, path) -> the budget it counts against.
 GROUPS = {
@@ -23,16 +24,32 @@ GROUPS = {
 }
 
 
+_JUDGE = ("/api/arena/matchups/", "/judge")
+#: The route template of the judge route, for counting its refusals by route.
+JUDGE_ROUTE = "/api/arena/matchups/{matchup_id}/judge"
+
+
+def limited_route(method: str, path: str) -> tuple[str, str] | None:
+    """(budget, route template) of a request the rate limit counts; None for the others."""
+    group = GROUPS.get((method, path))
+    if group is not None:
+        return group, path
+    if method == "POST" and path.startswith(_JUDGE[0]) and path.endswith(_JUDGE[1]):
+        return "judge", JUDGE_ROUTE
+    return None
+
+
 class RateLimits:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        group = (
-            GROUPS.get((scope.get("method", ""), scope.get("path", "")))
-            if (scope["type"] == "http")
+        limited = (
+            limited_route(scope.get("method", ""), scope.get("path", ""))
+            if scope["type"] == "http"
             else None
         )
+        group = limited[0] if limited else None
         services = getattr(scope["app"].state, "services", None) if group else None
         if group is None or services is None or not services.limiter.enabled:
             await self.app(scope, receive, send)

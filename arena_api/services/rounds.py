@@ -61,12 +61,13 @@ from arena_api.core.ports import (
 from arena_api.core.records import (
     DECISIVE_VOTES,
     ConversationRecord,
+    MatchupRecord,
     NewRound,
     check_votable,
     vote_outcome,
 )
 from arena_api.core.requests import ChatRequest, VoteRequest
-from arena_api.core.tokens import MatchupTokenService, token_hash
+from arena_api.core.tokens import MatchupTokenService, TokenClaims, token_hash
 from arena_api.core.views import VoteReveal
 from arena_api.services._reveal import reveal
 
@@ -574,6 +575,32 @@ class ArenaService:
 
     # -- votes -----------------------------------------------------------------------------------
 
+    async def votable_matchup(
+        self, matchup_id: uuid.UUID, matchup_token: str
+    ) -> tuple[MatchupRecord, TokenClaims]:
+        """The matchup ``matchup_token`` lets its holder vote on (or ask the judge about).
+
+        Raises:
+            VoteError: 401 bad/expired token or claims not matching, 403 shadow matchup,
+                404 unknown matchup.
+        """
+        claims = self._tokens.verify(matchup_token)
+        if claims.matchup_id != matchup_id:
+            raise VoteError(
+                "The token was issued for another matchup", status=401, code="invalid_token"
+            )
+        matchup = await self._repo.get_matchup(matchup_id)
+        if matchup is None:
+            raise VoteError("Matchup not found", status=404, code="matchup_not_found")
+        check_votable(matchup)
+        if matchup.token_hash != token_hash(matchup_token) or not self._tokens.slots_match(
+            claims, matchup.slot_a.id, matchup.slot_b.id
+        ):
+            raise VoteError(
+                "The token does not match this matchup", status=401, code="invalid_token"
+            )
+        return matchup, claims
+
     async def vote(self, request: VoteRequest) -> VoteReveal:
         """Record one vote and reveal both models; the winner is derived here, never taken.
 
@@ -581,21 +608,7 @@ class ArenaService:
             VoteError: 401 bad/expired token or claims not matching, 403 shadow matchup,
                 404 unknown matchup, 409 already voted.
         """
-        claims = self._tokens.verify(request.matchup_token)
-        if claims.matchup_id != request.matchup_id:
-            raise VoteError(
-                "The token was issued for another matchup", status=401, code="invalid_token"
-            )
-        matchup = await self._repo.get_matchup(request.matchup_id)
-        if matchup is None:
-            raise VoteError("Matchup not found", status=404, code="matchup_not_found")
-        check_votable(matchup)
-        if matchup.token_hash != token_hash(request.matchup_token) or not self._tokens.slots_match(
-            claims, matchup.slot_a.id, matchup.slot_b.id
-        ):
-            raise VoteError(
-                "The token does not match this matchup", status=401, code="invalid_token"
-            )
+        matchup, claims = await self.votable_matchup(request.matchup_id, request.matchup_token)
         outcome = vote_outcome(matchup, request.vote)
         stored = await self._repo.record_vote(
             matchup.id,

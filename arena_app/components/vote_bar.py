@@ -29,6 +29,27 @@ if (!window.__arenaVoteKeys) {
 """
 
 
+def _judge_verdict() -> rx.Component:
+    """What the judge decided and why (its reasoning folds away)."""
+    return rx.box(
+        rx.text(ArenaState.judge_verdict, size="2", weight="medium", data_testid="judge-verdict"),
+        rx.cond(
+            ArenaState.judge_reasoning != "",
+            rx.el.details(
+                rx.el.summary("The judge's reasoning"),
+                rx.text(
+                    ArenaState.judge_reasoning,
+                    size="2",
+                    white_space="pre-wrap",
+                    data_testid="judge-reasoning",
+                ),
+            ),
+        ),
+        max_width="48em",
+        text_align="center",
+    )
+
+
 def vote_bar() -> rx.Component:
     return rx.vstack(
         rx.hstack(
@@ -44,10 +65,24 @@ def vote_bar() -> rx.Component:
                 )
                 for value, label, key in VOTES
             ),
+            rx.cond(
+                ArenaState.judge_name != "",
+                rx.button(
+                    rx.icon("scale", size=14),
+                    "Ask the judge",
+                    on_click=ArenaState.ask_judge,
+                    disabled=~ArenaState.can_vote,
+                    loading=ArenaState.judging,
+                    variant="outline",
+                    title=f"Let {ArenaState.judge_name} vote on this round",
+                    data_testid="ask-judge",
+                ),
+            ),
             wrap="wrap",
             spacing="2",
             justify="center",
         ),
+        rx.cond(ArenaState.judge_verdict != "", _judge_verdict()),
         rx.cond(
             ArenaState.vote_cast != "",
             rx.hstack(

@@ -26,8 +26,10 @@ from arena_api.core.events import (
 from arena_api.core.models import SLOTS
 from arena_api.core.ratelimit import refusal_message
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
+from arena_api.core.views import RevealedModels
 from arena_api.services import RoundOptions
 from arena_app.backend import services
+from arena_app.formatting import dollars
 from arena_app.live import LiveFeed, feeds
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.pane_text import freeze_blocks, shows_as_typed
@@ -114,6 +116,11 @@ class ArenaState(rx.State):
     roster: list[dict[str, str]] = []  # the playable models, for the named mode's pickers
     named_a: str = ""
     named_b: str = ""
+    # The roster's judge model (empty: none): it may vote on a round instead of the person.
+    judge_name: str = ""
+    judging: bool = False
+    judge_verdict: str = ""  # what the judge decided, shown with the reveal
+    judge_reasoning: str = ""
     _matchup: str = ""  # the id of the round on screen, as soon as it has started
     _token: str = ""
 
@@ -169,6 +176,7 @@ class ArenaState(rx.State):
     async def on_load(self) -> None:
         if not self.session_id:
             self.session_id = uuid.uuid4().hex
+        self.judge_name = services().judge.judge_name or ""
         if self.mode == "named":
             await self._load_roster()
 
@@ -223,6 +231,7 @@ class ArenaState(rx.State):
         self.error_a = self.error_b = ""
         self.done_a = self.done_b = False
         self.matchup_id = self.vote_cast = self.reveal_a = self.reveal_b = ""
+        self.judge_verdict = self.judge_reasoning = ""
         self.votable = False
         self._matchup = self._token = ""
 
@@ -460,12 +469,49 @@ class ArenaState(rx.State):
         except ArenaError as exc:
             self.notice = _describe(exc)
             return None
+        self._record_vote(choice, reveal.models, reveal.continuable)
+        return LeaderboardState.load
+
+    def _record_vote(self, choice: str, models: RevealedModels, continuable: bool) -> None:
         self._token = ""
         self.vote_cast = choice
-        self.reveal_a = reveal.models.A.display_name
-        self.reveal_b = reveal.models.B.display_name
-        self.continuable = reveal.continuable
+        self.reveal_a = models.A.display_name
+        self.reveal_b = models.B.display_name
+        self.continuable = continuable
         self.votable = False
+
+    @rx.event(background=True)
+    async def ask_judge(self) -> Any:
+        """The judge votes instead of the person: its verdict, reasoning and cost, then the
+        reveal (an unreadable verdict leaves the round to the person)."""
+        async with self:
+            if not self.can_vote or self.judging or not self.judge_name:
+                return None
+            if self._over_limit("judge"):
+                return None
+            self.judging = True
+            self.notice = ""
+            matchup, token = self.matchup_id, self._token
+        try:
+            verdict = await services().judge.ask(uuid.UUID(matchup), token)
+        except ArenaError as exc:
+            async with self:
+                self.judging = False
+                self.notice = _describe(exc)
+            return None
+        async with self:
+            self.judging = False
+            if self.matchup_id != matchup:  # a new round started meanwhile
+                return None
+            cost = verdict.judge.cost_usd
+            spent = f" · cost {dollars(cost)}" if cost is not None else ""
+            self.judge_reasoning = verdict.judge.reasoning
+            if verdict.models is None or verdict.vote is None:
+                self.judge_verdict = f"{verdict.judge.name} gave no readable verdict{spent}"
+                self.notice = "The judge's verdict could not be read: vote yourself."
+                return None
+            self._record_vote(verdict.vote, verdict.models, verdict.continuable)
+            self.judge_verdict = f"Judged by {verdict.judge.name}: {self.outcome}{spent}"
         return LeaderboardState.load
 
     @rx.event

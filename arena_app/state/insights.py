@@ -6,12 +6,12 @@ plain rows (``list[dict]``) so recharts can plot them as they are.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import reflex as rx
 
 from arena_app.backend import services
+from arena_app.formatting import dollars
 
 OUTCOME_KEYS = ("left", "right", "both_good", "both_bad", "skip")
 # The rating-over-time chart shows at most this many refits, spread over the whole history (a
@@ -24,13 +24,6 @@ STYLE_UNITS = {
     "latency_ttft": "per std. dev. of TTFT",
     "latency_duration": "per std. dev. of duration",
 }
-
-
-def dollars(amount: float) -> str:
-    """US dollars as people read them: cents, or four significant digits below a cent."""
-    if amount == 0 or amount >= 0.01:
-        return f"${amount:,.2f}"
-    return f"${amount:.{3 - math.floor(math.log10(amount))}f}"
 
 
 def _pct(part: float, whole: float) -> float:

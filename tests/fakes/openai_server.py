@@ -24,6 +24,8 @@ from tests.fakes._scripted import Ending, ScriptedStream
 
 __all__ = [
     "HOSTILE_TOKENS",
+    "JUDGE_OUTPUT_TOKENS",
+    "JUDGE_VERDICTS",
     "MARKDOWN_ANSWER",
     "PROSE_ANSWER",
     "OK_OUTPUT_TOKENS",
@@ -73,6 +75,19 @@ STREAMING_BEHAVIOURS = frozenset(
     }
 )
 PROMPT_TOKENS = 11
+# A judge's answers, by behaviour: as real judges write them (fenced JSON with prose around it,
+# plain statements), one always for the answer shown first, one never readable, one slow.
+JUDGE_VERDICTS = {
+    "judge-first": 'Both are decent.\n```json\n{"reasoning": "The first answer is more '
+    'direct.", "verdict": "A"}\n```',
+    "judge-second": '{"reasoning": "The second answer is clearer.", "verdict": "B"}',
+    "judge-tie": "They are equally good. Verdict: tie",
+    "judge-garbage": "I am unable to compare these two answers.",
+    "judge-slow": '{"reasoning": "Took a while.", "verdict": "A"}',
+}
+JUDGE_OUTPUT_TOKENS = 17
+#: Seconds between the slow judge's pieces (a window for a person's vote to land first).
+JUDGE_SLOW_INTERVAL = 0.25
 
 
 def model_version(model: str) -> str:
@@ -148,7 +163,7 @@ def create_app(recorder: Recorder) -> Starlette:
                 "server_error",
                 None,
             )
-        if behaviour not in STREAMING_BEHAVIOURS:
+        if behaviour not in STREAMING_BEHAVIOURS and behaviour not in JUDGE_VERDICTS:
             return _error(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it.",
@@ -160,7 +175,17 @@ def create_app(recorder: Recorder) -> Starlette:
         pieces = [chunks.delta({"role": "assistant", "content": ""})]
         ending: Ending = "end"
         interval = 0.0
-        if behaviour in ("ok", "hostile", "markdown", "prose"):
+        if behaviour in JUDGE_VERDICTS:
+            verdict = JUDGE_VERDICTS[behaviour]
+            pieces += [
+                chunks.delta({"content": verdict[i : i + 20]}) for i in range(0, len(verdict), 20)
+            ]
+            pieces.append(chunks.delta({}, finish_reason="stop"))
+            if include_usage:
+                pieces.append(chunks.usage(JUDGE_OUTPUT_TOKENS))
+            pieces.append(b"data: [DONE]\n\n")
+            interval = JUDGE_SLOW_INTERVAL if behaviour == "judge-slow" else 0.0
+        elif behaviour in ("ok", "hostile", "markdown", "prose"):
             tokens: tuple[str, ...] = OK_TOKENS
             if behaviour == "hostile":
                 tokens = HOSTILE_TOKENS

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena_app.state.insights import dollars
+from arena_app.formatting import dollars
 
 
 @pytest.mark.parametrize(

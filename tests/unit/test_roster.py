@@ -3,8 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
-from arena_api.roster import RosterError, load_roster
+from arena_api.roster import Roster, RosterError, load_roster
 from tests.support import ROOT
 
 
@@ -36,6 +37,19 @@ def test_shipped_example_roster_is_valid() -> None:
             "colour",
             id="unknown-field",
         ),
+        pytest.param(
+            "models:\n  - {display_name: A, provider: mock, provider_model_id: a}\n"
+            "judge: {display_name: J, provider: mock, provider_model_id: j, "
+            "prompt: 'Which is better, {answer_a} or {answer_b}?'}",
+            "judge: Value error, the judge prompt lacks {conversation}, {prompt}",
+            id="judge-prompt-without-placeholders",
+        ),
+        pytest.param(
+            "models:\n  - {display_name: A, provider: mock, provider_model_id: a}\n"
+            "judge: {display_name: J, provider: mock, provider_model_id: j, swap: maybe}",
+            "judge.swap",
+            id="judge-swap-not-boolean",
+        ),
     ],
 )
 def test_invalid_roster_is_one_clear_line(tmp_path: Path, text: str, expected: str) -> None:
@@ -52,3 +66,19 @@ def test_invalid_roster_is_one_clear_line(tmp_path: Path, text: str, expected: s
 def test_missing_roster_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(RosterError, match="cannot read"):
         load_roster(tmp_path / "absent.yaml")
+
+
+def test_the_judge_page_example_and_the_shipped_judge_load() -> None:
+    page = (ROOT / "docs" / "judge.md").read_text(encoding="utf-8")
+    example = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    path = ROOT / "models.yaml"
+
+    documented = load_roster_text(example)
+    shipped = load_roster(path).judge
+
+    assert documented.judge is not None and documented.judge.swap is True
+    assert shipped is not None and shipped.provider == "mock"
+
+
+def load_roster_text(text: str) -> Roster:
+    return Roster.model_validate(yaml.safe_load(text))

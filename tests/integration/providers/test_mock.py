@@ -11,6 +11,7 @@ import uuid
 import pytest
 
 from arena_api.core.models import ChatMessage
+from arena_api.core.verdicts import parse_verdict
 from arena_api.providers.mock import MOCK_MODEL_VERSION, MockModelProvider, mock_tag
 from tests.integration.providers._streams import CONVERSATION, drain, model, text_of
 
@@ -118,3 +119,18 @@ async def test_zero_rate_streams_fast_but_lets_other_tasks_run() -> None:
 def test_rejects_an_impossible_configuration(tokens_per_second: float, tokens: int) -> None:
     with pytest.raises(ValueError):
         MockModelProvider(tokens_per_second, tokens)
+
+
+async def test_the_mock_judge_answers_with_a_readable_verdict_the_same_each_time() -> None:
+    provider = MockModelProvider(tokens_per_second=0, tokens=40)
+    judge = dataclasses.replace(model("judge", "mock"), provider_model_id="mock-judge")
+    verdicts = set()
+
+    for question in ("Compare these", "Compare those", "Which is better?", "And now?"):
+        messages = [ChatMessage(role="user", content=question)]
+        first = text_of(await drain(provider.stream(judge, messages)))
+        again = text_of(await drain(provider.stream(judge, messages)))
+        assert first == again
+        verdicts.add(parse_verdict(first).choice)
+
+    assert None not in verdicts and len(verdicts) > 1

@@ -1,0 +1,286 @@
+"""The LLM judge: asks the judge model of ``models.yaml`` which answer of a matchup is better,
+and records its verdict as the matchup's vote (``method = 'judge'``).
+
+A voter asks through ``POST /api/arena/matchups/{id}/judge`` or the arena page's "Ask the
+judge" button (``ask``, with the matchup's vote token, once both answers are in); the shadow
+auto-judge and suite runs call ``judge`` directly. Either way the judge sees the conversation so
+far, the prompt and both answers, anonymised, in an order drawn at random (with ``swap``, in
+both orders); its verdict claims the matchup's one vote through the same constraint a person's
+vote does, and is stored with its reasoning and cost whether or not it won that claim.
+
+A verdict that cannot be read is an ``unparseable`` outcome: stored, never a vote, never an
+exception. A judge endpoint that fails is a ``failed`` outcome (stored; the voter hears 502
+``judge_failed``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from arena_api.core.cost import bill
+from arena_api.core.errors import ArenaError, NotFound, ProviderError, VoteError
+from arena_api.core.judging import (
+    Judgement,
+    JudgementSource,
+    Reading,
+    combine,
+    history_before,
+    judge_messages,
+    outcome_vote,
+    slot_choice,
+)
+from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.ports import (
+    ArenaRepository,
+    JudgementStore,
+    NoObserver,
+    ProviderResolver,
+    RoundObserver,
+)
+from arena_api.core.records import DECISIVE_VOTES, MatchupRecord, vote_outcome
+from arena_api.core.verdicts import parse_verdict
+from arena_api.core.views import JudgeReading, JudgeReveal, JudgeView
+from arena_api.services._reveal import reveal
+from arena_api.services.rounds import ArenaService
+
+__all__ = ["JudgeModel", "JudgeService"]
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """The judge of ``models.yaml``: the model to call, its prompt, whether to swap."""
+
+    model: ModelEntry
+    template: str
+    swap: bool = False
+
+
+@dataclass(frozen=True)
+class _Call:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: Decimal | None
+
+
+class JudgeService:
+    def __init__(
+        self,
+        *,
+        arena: ArenaService,
+        repository: ArenaRepository,
+        judgements: JudgementStore,
+        providers: ProviderResolver,
+        judge: JudgeModel | None,
+        timeout_s: float,
+        observer: RoundObserver | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._arena = arena
+        self._repo = repository
+        self._judgements = judgements
+        self._providers = providers
+        self._judge = judge
+        self._timeout_s = timeout_s
+        self._observer: RoundObserver = observer or NoObserver()
+        self._rng = rng or random.SystemRandom()
+
+    @property
+    def judge_name(self) -> str | None:
+        """The judge's display name; None when no judge is configured."""
+        return self._judge.model.display_name if self._judge else None
+
+    def _require_judge(self) -> JudgeModel:
+        if self._judge is None:
+            raise ArenaError(
+                "No judge is configured (add a `judge:` to models.yaml)",
+                status=404,
+                code="judge_not_configured",
+            )
+        return self._judge
+
+    async def ask(self, matchup_id: uuid.UUID, matchup_token: str) -> JudgeReveal:
+        """A voter asks the judge to vote on their matchup.
+
+        Raises:
+            VoteError: as a vote would (401 token, 403 shadow, 404 unknown), and 409
+                ``already_voted`` when the matchup has a vote (before or while the judge read).
+            ArenaError: 404 ``judge_not_configured``; 409 ``answers_pending`` before both
+                answers are stored; 502 ``judge_failed`` when the judge's endpoint failed.
+        """
+        self._require_judge()
+        matchup, _ = await self._arena.votable_matchup(matchup_id, matchup_token)
+        if matchup.vote is not None:
+            raise VoteError(
+                "A vote was already recorded for this matchup", status=409, code="already_voted"
+            )
+        judgement, recorded = await self.judge(matchup, source="request")
+        if judgement.outcome == "failed":
+            raise ArenaError(
+                "The judge did not answer; try again or vote yourself",
+                status=502,
+                code="judge_failed",
+            )
+        if judgement.vote is not None and not recorded:
+            raise VoteError(
+                "A vote was recorded for this matchup while the judge read it",
+                status=409,
+                code="already_voted",
+            )
+        return JudgeReveal(
+            accepted=recorded,
+            vote=judgement.vote if recorded else None,
+            judge=_view(judgement),
+            models=reveal(matchup) if recorded else None,
+            continuable=recorded and judgement.vote in DECISIVE_VOTES,
+            conversation_id=str(matchup.conversation_id)
+            if recorded and matchup.conversation_id
+            else None,
+        )
+
+    async def judge(
+        self, matchup: MatchupRecord | uuid.UUID, *, source: JudgementSource
+    ) -> tuple[Judgement, bool]:
+        """Judge a matchup and record the verdict (and its vote, if it makes one and the matchup
+        has none yet): the judgement and whether its vote was recorded.
+
+        Raises:
+            ArenaError: 404 ``judge_not_configured``; 404 for an unknown matchup; 409
+                ``answers_pending`` before both answers are stored.
+        """
+        judge = self._require_judge()
+        if isinstance(matchup, uuid.UUID):
+            found = await self._repo.get_matchup(matchup)
+            if found is None:
+                raise NotFound("Matchup not found", code="matchup_not_found")
+            matchup = found
+        content = await self._repo.get_matchup_content(matchup.id)
+        answers = {a.slot: a for a in content[1]} if content else {}
+        if content is None or set(answers) != {"A", "B"}:
+            raise ArenaError(
+                "Both answers must be in before the judge can read them",
+                status=409,
+                code="answers_pending",
+            )
+        conversation = (
+            await self._repo.get_conversation(matchup.conversation_id)
+            if matchup.conversation_id and matchup.turn_index
+            else None
+        )
+        history = history_before(conversation, matchup.turn_index)
+        first: Slot = self._rng.choice(("A", "B"))
+        orders: list[Slot] = [first, "B" if first == "A" else "A"] if judge.swap else [first]
+        readings: list[Reading] = []
+        calls: list[_Call] = []
+        error: str | None = None
+        for shown_first in orders:
+            second: Slot = "B" if shown_first == "A" else "A"
+            messages = judge_messages(
+                judge.template,
+                history,
+                content[0],
+                answers[shown_first].content,
+                answers[second].content,
+            )
+            try:
+                call = await self._call(judge.model, messages)
+            except ProviderError as exc:
+                error = str(exc) or type(exc).__name__
+                break
+            calls.append(call)
+            parsed = parse_verdict(call.text)
+            readings.append(
+                Reading(
+                    shown_first=shown_first,
+                    text=call.text,
+                    reasoning=parsed.reasoning,
+                    outcome=slot_choice(parsed.choice, shown_first),
+                )
+            )
+        outcome = "failed" if error is not None else combine(readings)
+        vote = outcome_vote(outcome)
+        priced = [c.cost_usd for c in calls if c.cost_usd is not None]
+        judgement = Judgement(
+            matchup_id=matchup.id,
+            source=source,
+            judge_name=judge.model.display_name,
+            judge_provider=judge.model.provider,
+            judge_model_id=judge.model.provider_model_id,
+            outcome=outcome,
+            vote=vote,
+            swapped=judge.swap,
+            readings=tuple(readings),
+            reasoning=_reasoning(readings),
+            input_tokens=sum(c.input_tokens for c in calls),
+            output_tokens=sum(c.output_tokens for c in calls),
+            cost_usd=sum(priced, Decimal(0)) if calls and len(priced) == len(calls) else None,
+            error=error,
+        )
+        winner = vote_outcome(matchup, vote).winner_model_id if vote else None
+        recorded = await self._judgements.record(judgement, winner)
+        if recorded and vote is not None:
+            self._observer.vote_recorded(vote, "judge")
+        return judgement, recorded
+
+    async def _call(self, model: ModelEntry, messages: Sequence[ChatMessage]) -> _Call:
+        """The judge's whole answer to ``messages``, with its tokens and cost.
+
+        Raises:
+            ProviderError: the endpoint failed, is not configured, or fell silent past the
+                judge's timeout.
+        """
+        provider = self._providers.resolve(model.provider)
+        parts: list[str] = []
+        reported_input: int | None = None
+        reported_output: int | None = None
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                async for chunk in provider.stream(model, messages):
+                    parts.append(chunk.text)
+                    if chunk.input_tokens is not None:
+                        reported_input = chunk.input_tokens
+                    if chunk.output_tokens is not None:
+                        reported_output = chunk.output_tokens
+        except TimeoutError:
+            raise ProviderError(f"the judge gave no verdict within {self._timeout_s:g} s") from None
+        text = "".join(parts)
+        billed = bill(
+            messages=messages,
+            content=text,
+            reported_input=reported_input,
+            reported_output=reported_output,
+            prices=model.prices,
+        )
+        return _Call(text, billed.input_tokens, billed.output_tokens, billed.cost_usd)
+
+
+def _reasoning(readings: Sequence[Reading]) -> str:
+    """The judge's reasoning, each reading's, saying which answer the judge called "Answer A"
+    (it saw them in a drawn order, and its words follow that order, not the page's)."""
+    parts = []
+    for r in readings:
+        if r.shown_first == "A":
+            parts.append(r.reasoning)
+        else:
+            parts.append(f'(The judge read B first: its "Answer A" is B.) {r.reasoning}')
+    return "\n\n".join(parts)
+
+
+def _view(judgement: Judgement) -> JudgeView:
+    return JudgeView(
+        name=judgement.judge_name,
+        outcome=judgement.outcome,
+        reasoning=judgement.reasoning,
+        swapped=judgement.swapped,
+        readings=[
+            JudgeReading(shown_first=r.shown_first, outcome=r.outcome) for r in judgement.readings
+        ],
+        input_tokens=judgement.input_tokens,
+        output_tokens=judgement.output_tokens,
+        cost_usd=None if judgement.cost_usd is None else float(judgement.cost_usd),
+    )
