@@ -10,6 +10,7 @@ The same ``create_api()`` app is served two ways:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import logging
@@ -38,7 +39,7 @@ from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
-from arena_api.db.judgements import PostgresJudgements
+from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresJudgements
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.metrics import ArenaMetrics
 from arena_api.providers import ProviderRegistry, build_registry, make_session
@@ -59,6 +60,7 @@ from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
 from arena_api.services.access import AccessService
+from arena_api.services.autojudge import AutoJudge
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.settings import Settings, load_settings
 
@@ -178,6 +180,31 @@ def load_judge(settings: Settings) -> JudgeModel | None:
     return JudgeModel(model=model, template=judge.prompt or DEFAULT_PROMPT, swap=judge.swap)
 
 
+#: A judge that keeps failing on a matchup gives up on it after this many attempts.
+AUTOJUDGE_ATTEMPTS = 3
+
+
+@contextlib.asynccontextmanager
+async def _autojudging(
+    settings: Settings, judge: JudgeService, pool: asyncpg.Pool
+) -> AsyncIterator[AutoJudge]:
+    """The shadow auto-judge's loop, for as long as the services are open."""
+    swap_factor = 2  # a swapped judgement is two calls
+    queue = PostgresAutoJudgeQueue(
+        pool,
+        lease_s=swap_factor * settings.judge_timeout_s + 30,
+        max_attempts=AUTOJUDGE_ATTEMPTS,
+    )
+    autojudge = AutoJudge(judge=judge, queue=queue, rate_per_minute=settings.autojudge_rate)
+    task = asyncio.create_task(autojudge.run(), name="autojudge")
+    try:
+        yield autojudge
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 @contextlib.asynccontextmanager
 async def open_services(settings: Settings) -> AsyncIterator[Services]:
     """Create the shared services; start the embedded database if no URL was given."""
@@ -208,6 +235,17 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             chats=PostgresChatLinks(pool),
             listing=settings.openai_models,  # type: ignore[arg-type]
         )
+        judge = JudgeService(
+            arena=arena,
+            repository=repository,
+            judgements=PostgresJudgements(pool),
+            providers=providers,
+            judge=load_judge(settings),
+            timeout_s=settings.judge_timeout_s,
+            observer=metrics,
+        )
+        if settings.exposure == "shadow" and judge.judge_name and settings.autojudge_rate > 0:
+            await stack.enter_async_context(_autojudging(settings, judge, pool))
         yield Services(
             settings=settings,
             engine=engine,
@@ -216,15 +254,7 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             chat=chat,
             limiter=RateLimiter(settings.rate_limit),
             metrics=metrics,
-            judge=JudgeService(
-                arena=arena,
-                repository=repository,
-                judgements=PostgresJudgements(pool),
-                providers=providers,
-                judge=load_judge(settings),
-                timeout_s=settings.judge_timeout_s,
-                observer=metrics,
-            ),
+            judge=judge,
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,

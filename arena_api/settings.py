@@ -442,6 +442,15 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "ARENA_AUTOJUDGE_RATE",
+        "6",
+        "With `ARENA_EXPOSURE=shadow` and a judge in the roster: shadow matchups the judge votes "
+        "on in the background, per minute (oldest first, resumed after a restart). 0: never.",
+        _number(0, 600),
+        attr="autojudge_rate",
+        group="arena",
+    ),
+    _setting(
         "ARENA_JOIN_WINDOW_MS",
         "2000",
         "How long the first of two sibling requests waits for its pair; 0 disables slot join.",
@@ -701,6 +710,7 @@ class Settings:
     exposure: str
     default_model: str | None
     judge_timeout_s: float
+    autojudge_rate: float
     join_window_ms: int
     join_max_pending: int
     join_max_queued_events: int

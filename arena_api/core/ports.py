@@ -38,6 +38,7 @@ from arena_api.core.views import (
 
 __all__ = [
     "AnalyticsPort",
+    "AutoJudgeQueue",
     "ArenaRepository",
     "ChatLink",
     "ChatLinks",
@@ -365,6 +366,18 @@ class JudgementStore(Protocol):
         """Store ``judgement`` and, when it makes a vote, claim the matchup's one vote for it
         (``method = 'judge'``) in the same transaction; True when the vote was recorded,
         False when the matchup already had one (the judgement is stored either way)."""
+        ...
+
+
+class AutoJudgeQueue(Protocol):
+    """The shadow matchups the auto-judge has still to judge."""
+
+    async def claim_next(self) -> uuid.UUID | None:
+        """Claim the oldest unjudged one for a while (a lease); None when none is free."""
+        ...
+
+    async def finish(self, matchup_id: uuid.UUID) -> None:
+        """Judged: never claimed again."""
         ...
 
 

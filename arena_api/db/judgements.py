@@ -18,7 +18,7 @@ from arena_api.core.judging import Judgement
 from arena_api.core.records import winner_slot
 from arena_api.db.outages import raises_unavailable
 
-__all__ = ["PostgresJudgements"]
+__all__ = ["PostgresAutoJudgeQueue", "PostgresJudgements"]
 
 _RECORD = """
 WITH vote AS (
@@ -70,3 +70,52 @@ class PostgresJudgements:
                 judgement.error,
             )
         return recorded
+
+
+# The oldest shadow matchup that has both answers, no vote, and no claim that is done, used up
+# or still leased; claimed (or its lapsed claim renewed) in the same statement. Two workers
+# that pick the same matchup cannot both claim it: the second finds the lease fresh.
+_CLAIM = """
+WITH candidate AS (
+  SELECT m.id FROM matchups m
+   WHERE m.mode = 'shadow'
+     AND NOT EXISTS (SELECT 1 FROM preferences p WHERE p.matchup_id = m.id)
+     AND (SELECT count(*) FROM responses r WHERE r.matchup_id = m.id) = 2
+     AND NOT EXISTS (
+       SELECT 1 FROM autojudge_claims c
+        WHERE c.matchup_id = m.id
+          AND (c.done OR c.attempts >= $2 OR c.claimed_at > now() - make_interval(secs => $1)))
+   ORDER BY m.created_at
+   LIMIT 1
+)
+INSERT INTO autojudge_claims AS c (matchup_id, claimed_at)
+SELECT id, now() FROM candidate
+ON CONFLICT (matchup_id) DO UPDATE SET claimed_at = now(), attempts = c.attempts + 1
+ WHERE NOT c.done AND c.attempts < $2 AND c.claimed_at <= now() - make_interval(secs => $1)
+RETURNING matchup_id
+"""
+
+
+@raises_unavailable
+class PostgresAutoJudgeQueue:
+    """The shadow matchups the auto-judge has still to judge, claimed one at a time."""
+
+    def __init__(self, pool: asyncpg.Pool, *, lease_s: float, max_attempts: int) -> None:
+        self._pool = pool
+        self._lease_s = lease_s
+        self._max_attempts = max_attempts
+
+    async def claim_next(self) -> uuid.UUID | None:
+        """Claim the oldest unjudged shadow matchup; None when there is none to claim."""
+        async with self._pool.acquire() as conn:
+            claimed: uuid.UUID | None = await conn.fetchval(
+                _CLAIM, float(self._lease_s), self._max_attempts
+            )
+        return claimed
+
+    async def finish(self, matchup_id: uuid.UUID) -> None:
+        """The matchup is judged (a vote, a tie or an unreadable verdict): never again."""
+        async with self._pool.acquire() as conn:
+            await conn.execute(
+                "UPDATE autojudge_claims SET done = true WHERE matchup_id = $1", matchup_id
+            )

@@ -31,6 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 __all__ = [
+    "autojudge_claims",
     "conversations",
     "external_chats",
     "judge_verdicts",
@@ -130,6 +131,7 @@ matchups = Table(
     CheckConstraint("mode IN ('blind', 'shadow', 'named')", name="mode"),
     # Lets the rating process ask whether any named round exists without reading the rest.
     Index("matchups_named_idx", "id", postgresql_where=text("mode = 'named'")),
+    Index("matchups_shadow_idx", "created_at", postgresql_where=text("mode = 'shadow'")),
 )
 
 responses = Table(
@@ -268,6 +270,22 @@ judge_verdicts = Table(
     Index("judge_verdicts_matchup_id_idx", "matchup_id"),
 )
 """Every judgement a judge model gave, whether or not it became the matchup's vote."""
+
+autojudge_claims = Table(
+    "autojudge_claims",
+    metadata,
+    Column(
+        "matchup_id",
+        UUID(as_uuid=True),
+        ForeignKey("matchups.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("claimed_at", DateTime(timezone=True), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default=text("1")),
+    Column("done", Boolean, nullable=False, server_default=text("false")),
+    CheckConstraint("attempts >= 1", name="attempts"),
+)
+"""The shadow auto-judge's claims: leased while a worker judges, done once it has."""
 
 
 def _rating_columns(prefix: str = "") -> list[Column[object]]:
