@@ -192,11 +192,22 @@ async def named_votes_exist(conn: AsyncConnection) -> bool:
     return bool((await conn.execute(query)).scalar_one())
 
 
+async def judge_votes_exist(conn: AsyncConnection) -> bool:
+    """Whether a judge model has voted (a look at a partial index, not a scan)."""
+    query = select(exists().where(preferences.c.method == "judge"))
+    return bool((await conn.execute(query)).scalar_one())
+
+
 async def read_pair_counts(
-    conn: AsyncConnection, *, excluded_sessions: Sequence[str] = (), include_named: bool = False
+    conn: AsyncConnection,
+    *,
+    excluded_sessions: Sequence[str] = (),
+    include_named: bool = False,
+    methods: Sequence[str] = (HUMAN,),
 ) -> AggregatedVotes:
-    """Aggregate every blind vote (with ``include_named``, the named rounds' votes too) into
-    canonical pair counts with one ``GROUP BY``.
+    """Aggregate every blind vote of ``methods`` (people's by default; with
+    ``include_named``, the named rounds' votes too) into canonical pair counts with one
+    ``GROUP BY``.
 
     Raises
     ------
@@ -224,7 +235,7 @@ async def read_pair_counts(
             func.count().label("votes"),
         )
         .select_from(joined)
-        .where(preferences.c.method == HUMAN)
+        .where(preferences.c.method.in_(list(methods)))
         .group_by(func.least(a, b), func.greatest(a, b))
     )
     if not include_named:

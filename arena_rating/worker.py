@@ -47,9 +47,11 @@ from arena_rating._logging import LOGGER_NAME
 from arena_rating._scale import DEFAULT_CONFIDENCE_LEVEL, SCALE
 from arena_rating._settings import RatingSettings
 from arena_rating.aggregate import (
+    HUMAN,
     AggregatedVotes,
     StyleRows,
     begin_snapshot,
+    judge_votes_exist,
     named_votes_exist,
     read_pair_counts,
     read_session_stats,
@@ -95,8 +97,12 @@ _log = logging.getLogger(f"{LOGGER_NAME}.worker")
 DRIFT_WARNING_SE = 0.5
 INITIAL_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 60.0
-#: The population of ``model_population_ratings`` that adds the named rounds' votes.
+#: The populations of ``model_population_ratings``: people's blind votes with the named rounds',
+#: the judge model's votes, and everyone's.
 WITH_NAMED = "with_named"
+JUDGE = "judge"
+ALL = "all"
+POPULATIONS = (WITH_NAMED, JUDGE, ALL)
 #: How often the loop asks whether votes changed (or the minimum interval, if shorter).
 POLL_S = 1.0
 #: Excluded sessions named one by one in the log; the rest are counted.
@@ -200,8 +206,9 @@ class _Snapshot:
     screen: ScreenResult | None
     aggregated: AggregatedVotes
     style: StyleRows | None
-    #: The blind votes and the named rounds' (None when no named round exists).
-    with_named: AggregatedVotes | None = None
+    #: The other populations' votes, by name (None: the population has no votes yet):
+    #: people's blind votes with the named rounds', the judge model's, everyone's.
+    populations: dict[str, AggregatedVotes | None] = dataclasses.field(default_factory=dict)
 
 
 class _Stopwatch:
@@ -305,12 +312,19 @@ class RatingWorker:
                 clock.lap("screen")
             aggregated = await read_pair_counts(conn, excluded_sessions=excluded)
             clock.lap("aggregate")
-            with_named = None
+            populations: dict[str, AggregatedVotes | None] = dict.fromkeys(POPULATIONS)
             if await named_votes_exist(conn):
-                with_named = await read_pair_counts(
+                populations[WITH_NAMED] = await read_pair_counts(
                     conn, excluded_sessions=excluded, include_named=True
                 )
                 clock.lap("aggregate_with_named")
+            if await judge_votes_exist(conn):
+                # A judge has no session to screen; everyone's votes drop the screened people.
+                populations[JUDGE] = await read_pair_counts(conn, methods=("judge",))
+                populations[ALL] = await read_pair_counts(
+                    conn, excluded_sessions=excluded, methods=(HUMAN, "judge")
+                )
+                clock.lap("aggregate_judge")
             style = None
             if with_style and aggregated.model_ids:
                 style = await read_style_votes(
@@ -320,7 +334,7 @@ class RatingWorker:
         if screen is not None:
             _log_screen(screen, already=self._excluded_before)
             self._excluded_before = set(screen.flagged_ids)
-        return _Snapshot(screen, aggregated, style, with_named)
+        return _Snapshot(screen, aggregated, style, populations)
 
     async def _rate(
         self, conn: AsyncConnection, snapshot: _Snapshot, clock: _Stopwatch, *, history: bool
@@ -330,7 +344,8 @@ class RatingWorker:
         sessions = (
             (screen.stats.n_sessions, int(screen.flagged.sum())) if screen is not None else (0, 0)
         )
-        await self._population_pass(conn, snapshot.with_named, clock)
+        for population, votes in snapshot.populations.items():
+            await self._population_pass(conn, population, votes, clock)
         if not aggregated.model_ids:
             _log.info(
                 "no comparisons to rate yet (%s votes read, %s skips); nothing written",
@@ -386,21 +401,26 @@ class RatingWorker:
         return result
 
     async def _population_pass(
-        self, conn: AsyncConnection, with_named: AggregatedVotes | None, clock: _Stopwatch
+        self,
+        conn: AsyncConnection,
+        population: str,
+        votes: AggregatedVotes | None,
+        clock: _Stopwatch,
     ) -> None:
-        """Fit the blind votes with the named rounds' (cold: it is small next to the blind fit
-        and has no warm state of its own), for the leaderboard that includes them."""
+        """Fit another population's votes (cold: it has no warm state of its own), for the
+        leaderboard that asks for it; without votes its rows are cleared."""
         rows = None
-        if with_named is not None and with_named.model_ids:
-            fit = fit_rao_kupper(with_named.counts, l2_penalty=self.settings.rating_ridge)
-            rows = self._summarise(with_named, fit).rows
+        if votes is not None and votes.model_ids:
+            fit = fit_rao_kupper(votes.counts, l2_penalty=self.settings.rating_ridge)
+            rows = self._summarise(votes, fit).rows
             _log.info(
-                "with named rounds: %s votes, %d models",
-                f"{with_named.votes:,}",
+                "population %s: %s votes, %d models",
+                population,
+                f"{votes.votes:,}",
                 len(rows.model_ids),
             )
-        await write_population(conn, WITH_NAMED, rows)
-        clock.lap("with_named")
+        await write_population(conn, population, rows)
+        clock.lap(population)
 
     def _summarise(self, aggregated: AggregatedVotes, fit: RaoKupperFit) -> RatingReport:
         """Intervals, components and the display scale of ``fit``, at the pass's settings."""

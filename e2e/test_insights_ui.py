@@ -66,3 +66,20 @@ async def test_the_activity_tab_shows_what_the_answers_cost(
     await expect(chart.locator(".recharts-bar-rectangle").first).to_be_attached(timeout=20_000)
     await card.scroll_into_view_if_needed()
     await screenshot(page, "insights-activity-cost")
+
+
+async def test_the_dashboard_counts_the_population_picked(
+    demo_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(f"{demo_product.url}/insights/rankings")
+    await expect(page.get_by_test_id("summary")).to_contain_text("3,000")
+
+    await page.get_by_role("radio", name="Judge").click()
+
+    # The demo history has no judge votes: the dashboard says so instead of drawing.
+    await expect(page.get_by_test_id("insights-notice")).to_contain_text("No judge votes yet")
+    await page.get_by_test_id("tab-head-to-head").click()
+    await expect(page.get_by_role("radio", name="Judge")).to_be_checked()
+    await screenshot(page, "insights-judge-population")
+    await page.get_by_role("radio", name="People").click()
+    await expect(page.get_by_test_id("summary")).to_contain_text("3,000")

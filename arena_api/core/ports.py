@@ -34,6 +34,7 @@ from arena_api.core.views import (
     RatingHistoryView,
     StyleControlView,
     SummaryView,
+    Votes,
 )
 
 __all__ = [
@@ -233,7 +234,9 @@ class RatingPassRecord:
 
 
 class LeaderboardPort(Protocol):
-    async def leaderboard(self, *, include_named: bool = False) -> LeaderboardRecords:
+    async def leaderboard(
+        self, *, include_named: bool = False, votes: Votes = "human"
+    ) -> LeaderboardRecords:
         """Enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes DESC, name;
         the style coefficients and (only when there are coefficients) their spread.
 
@@ -252,13 +255,15 @@ class AnalyticsPort(Protocol):
     None of them may scan the stored votes or answers on each call.
     """
 
-    async def summary(self) -> SummaryView: ...
+    async def summary(self, votes: Votes = "human") -> SummaryView: ...
 
-    async def head_to_head(self) -> HeadToHeadView: ...
+    async def head_to_head(self, votes: Votes = "human") -> HeadToHeadView: ...
 
-    async def model_metrics(self) -> ModelMetricsView: ...
+    async def model_metrics(self, votes: Votes = "human") -> ModelMetricsView: ...
 
-    async def activity(self, bucket: ActivityBucket, since: datetime | None) -> ActivityView:
+    async def activity(
+        self, bucket: ActivityBucket, since: datetime | None, votes: Votes = "human"
+    ) -> ActivityView:
         """Buckets (UTC) with at least one vote whose start is at or after ``since``; the
         cumulative games count every earlier vote too."""
         ...
@@ -268,10 +273,10 @@ class AnalyticsPort(Protocol):
         without it), and per ``bucket`` and model; models ordered by cost, dearest first."""
         ...
 
-    async def style_control(self) -> StyleControlView: ...
+    async def style_control(self, votes: Votes = "human") -> StyleControlView: ...
 
     async def rating_history(
-        self, since: datetime | None, points: int | None = None
+        self, since: datetime | None, points: int | None = None, votes: Votes = "human"
     ) -> RatingHistoryView:
         """Snapshots with ``computed_at >= since``, ordered by time then model id. With
         ``points``, the refits of at most that many equal spans of the time range: the last

@@ -53,8 +53,10 @@ __all__ = [
     "StyleUnit",
     "SummaryView",
     "TurnView",
+    "VOTE_METHODS",
     "View",
     "VoteReveal",
+    "Votes",
 ]
 
 
@@ -66,6 +68,13 @@ def _iso_instant(value: datetime) -> str:
 Instant = Annotated[datetime, PlainSerializer(_iso_instant, return_type=str, when_used="json")]
 ActivityBucket = Literal["day", "hour"]
 CostBucket = Literal["day", "week", "month"]
+#: Whose votes a read counts (``?votes=``): people's (the default), a judge model's, or both.
+Votes = Literal["human", "judge", "all"]
+VOTE_METHODS: dict[str, tuple[str, ...]] = {
+    "human": ("human",),
+    "judge": ("judge",),
+    "all": ("human", "judge"),
+}
 
 
 class View(BaseModel):
@@ -245,6 +254,8 @@ class LeaderboardView(View):
     models: list[LeaderboardEntry]
     #: Whether the ratings count the votes of named side-by-side rounds (``?include=named``).
     named_votes: Literal["excluded", "included"] = "excluded"
+    #: Whose votes the board counts (``?votes=``): people's, the judge model's, or both.
+    votes: Votes = "human"
 
 
 # -- analytics (``GET /api/arena/analytics/*``) --------------------------------------------------

@@ -35,6 +35,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from arena_api.core.views import (
+    VOTE_METHODS,
     ActivityBucket,
     ActivityView,
     ActivityVotes,
@@ -55,6 +56,7 @@ from arena_api.core.views import (
     StyleControlView,
     StyleRatedModel,
     SummaryView,
+    Votes,
 )
 from arena_api.db.outages import raises_unavailable
 
@@ -70,7 +72,13 @@ _ENABLED_MODELS = text(
 
 _SUMMARY = text(
     """
-SELECT coalesce(sum(o.matchups), 0) AS total_matchups,
+WITH sampled AS (
+  SELECT model_lo, model_hi FROM pair_vote_stats
+   WHERE method = ANY(CAST(:methods AS text[]))
+   GROUP BY 1, 2
+  HAVING sum(games) > 0
+)
+SELECT (SELECT coalesce(sum(matchups), 0) FROM pair_outcome_stats) AS total_matchups,
        coalesce(sum(o.left_wins + o.right_wins + o.both_good + o.both_bad + o.skips), 0)
          AS total_votes,
        coalesce(sum(o.left_wins + o.right_wins), 0) AS decisive_votes,
@@ -79,13 +87,15 @@ SELECT coalesce(sum(o.matchups), 0) AS total_matchups,
        coalesce(sum(o.left_wins), 0) AS slot_a_wins,
        coalesce(sum(o.right_wins), 0) AS slot_b_wins,
        (SELECT count(*) FROM models WHERE enabled) AS enabled_models,
-       (SELECT count(*) FROM pair_vote_stats WHERE games > 0) AS pairs_sampled,
-       (SELECT count(*) FROM pair_vote_stats p
+       (SELECT count(*) FROM sampled) AS pairs_sampled,
+       (SELECT count(*) FROM sampled p
           JOIN models lo ON lo.id = p.model_lo AND lo.enabled
-          JOIN models hi ON hi.id = p.model_hi AND hi.enabled
-         WHERE p.games > 0) AS enabled_pairs_sampled,
-       (SELECT count(DISTINCT component_id) FROM model_ratings) AS rating_components
+          JOIN models hi ON hi.id = p.model_hi AND hi.enabled) AS enabled_pairs_sampled,
+       (SELECT count(DISTINCT component_id) FROM model_ratings WHERE :votes = 'human')
+         + (SELECT count(DISTINCT component_id) FROM model_population_ratings
+             WHERE population = :votes) AS rating_components
   FROM pair_outcome_stats o
+ WHERE o.method = ANY(CAST(:methods AS text[]))
 """
 )
 
@@ -99,6 +109,7 @@ SELECT LEAST(slot_a_model_id, slot_b_model_id) AS model_a_id,
          AS b_wins,
        sum(both_good + both_bad) AS ties
   FROM pair_outcome_stats
+ WHERE method = ANY(CAST(:methods AS text[]))
  GROUP BY 1, 2
 HAVING sum(left_wins + right_wins + both_good + both_bad) > 0
  ORDER BY 1, 2
@@ -120,6 +131,7 @@ SELECT m.id, m.display_name,
   FROM models m
   LEFT JOIN model_response_stats s ON s.model_id = m.id
   LEFT JOIN pair_outcome_stats o ON m.id IN (o.slot_a_model_id, o.slot_b_model_id)
+        AND o.method = ANY(CAST(:methods AS text[]))
  WHERE m.enabled
  GROUP BY m.id, m.display_name, s.responses, s.output_tokens, s.markdown_density
  ORDER BY m.display_name, m.id
@@ -192,6 +204,7 @@ WITH per_model AS (
          sum(both_good) AS both_good, sum(both_bad) AS both_bad, sum(skips) AS skips,
          sum(left_wins + right_wins + both_good + both_bad) AS games
     FROM vote_activity
+   WHERE method = ANY(CAST(:methods AS text[]))
    GROUP BY 1, 2
 ), votes AS (
   SELECT bucket_start, (sum(left_wins) / 2)::bigint AS left_wins,
@@ -299,6 +312,11 @@ def _cost_totals(rows: Sequence[Any]) -> dict[str, Any]:
     return sums
 
 
+def _population(votes: Votes) -> dict[str, Any]:
+    """The parameters that pick a population's rows: its methods, and its name."""
+    return {"methods": list(VOTE_METHODS[votes]), "votes": votes}
+
+
 async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
     return _identities((await conn.execute(_ENABLED_MODELS)).all())
 
@@ -310,9 +328,9 @@ class PostgresAnalytics:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
 
-    async def summary(self) -> SummaryView:
+    async def summary(self, votes: Votes = "human") -> SummaryView:
         async with self._engine.connect() as conn:
-            row = (await conn.execute(_SUMMARY)).one()
+            row = (await conn.execute(_SUMMARY, _population(votes))).one()
         enabled = int(row.enabled_models)
         return SummaryView(
             total_matchups=row.total_matchups,
@@ -329,10 +347,10 @@ class PostgresAnalytics:
             enabled_pairs_sampled=row.enabled_pairs_sampled,
         )
 
-    async def head_to_head(self) -> HeadToHeadView:
+    async def head_to_head(self, votes: Votes = "human") -> HeadToHeadView:
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
-            rows = (await conn.execute(_HEAD_TO_HEAD)).all()
+            rows = (await conn.execute(_HEAD_TO_HEAD, _population(votes))).all()
         return HeadToHeadView(
             models=models,
             pairs=[
@@ -348,9 +366,9 @@ class PostgresAnalytics:
             ],
         )
 
-    async def model_metrics(self) -> ModelMetricsView:
+    async def model_metrics(self, votes: Votes = "human") -> ModelMetricsView:
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(_RESPONSE_STATS)).all()
+            rows = (await conn.execute(_RESPONSE_STATS, _population(votes))).all()
             quantiles = list(PERCENTILES)
             found = (await conn.execute(_PERCENTILES, {"quantiles": quantiles})).all()
         pace: dict[tuple[uuid.UUID, str, float], float] = {
@@ -381,12 +399,15 @@ class PostgresAnalytics:
             ]
         )
 
-    async def activity(self, bucket: ActivityBucket, since: datetime | None) -> ActivityView:
+    async def activity(
+        self, bucket: ActivityBucket, since: datetime | None, votes: Votes = "human"
+    ) -> ActivityView:
         if bucket not in ("day", "hour"):  # the statement takes the unit as data; never trust it
             raise ValueError(f"unknown bucket {bucket!r}")
+        params = {"bucket": bucket, "since": since, **_population(votes)}
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
-            rows = (await conn.execute(_ACTIVITY, {"bucket": bucket, "since": since})).all()
+            rows = (await conn.execute(_ACTIVITY, params)).all()
         return ActivityView(
             bucket=bucket,
             models=models,
@@ -436,7 +457,9 @@ class PostgresAnalytics:
             ],
         )
 
-    async def style_control(self) -> StyleControlView:
+    async def style_control(self, votes: Votes = "human") -> StyleControlView:
+        if votes != "human":  # the style pass fits people's votes only
+            return StyleControlView(coefficients=[], models=[])
         async with self._engine.connect() as conn:
             coefficients = (await conn.execute(_COEFFICIENTS)).all()
             rated = (await conn.execute(_STYLE_RATED)).all()
@@ -459,8 +482,11 @@ class PostgresAnalytics:
         )
 
     async def rating_history(
-        self, since: datetime | None, points: int | None = None
+        self, since: datetime | None, points: int | None = None, votes: Votes = "human"
     ) -> RatingHistoryView:
+        if votes != "human":  # a history is kept of the people's board only
+            async with self._engine.connect() as conn:
+                return RatingHistoryView(models=await _enabled(conn), points=[])
         where = "" if since is None else "WHERE computed_at >= :since"
         if points is not None:
             where = _THINNED_HISTORY_WHERE.format(where=where)

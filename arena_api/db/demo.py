@@ -668,9 +668,11 @@ async def _remove_previous_demo(conn: asyncpg.Connection) -> int:
         "SELECT EXISTS (SELECT 1 FROM matchups WHERE harness_version <> 'demo')"
     )
     if not others:
-        # external_chats only ever points at real (non-demo) rounds, so it is empty here.
+        # external_chats, the judge's verdicts and claims only ever point at real (non-demo)
+        # rounds, so they are empty here.
         await conn.execute(
-            "TRUNCATE preferences, responses, turns, external_chats, matchups, conversations"
+            "TRUNCATE preferences, responses, turns, external_chats, judge_verdicts, "
+            "autojudge_claims, matchups, conversations"
         )
         return int(demo)
     await conn.execute(

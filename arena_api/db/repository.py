@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import asyncpg
-from sqlalchemy import func, select, update
+from sqlalchemy import false, func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import FromClause, Select
@@ -35,6 +35,7 @@ from arena_api.core.records import (
     TurnRecord,
     Vote,
 )
+from arena_api.core.views import VOTE_METHODS, Votes
 from arena_api.db.answers import AnswerWriter
 from arena_api.db.outages import raises_unavailable
 from arena_api.db.tables import (
@@ -451,7 +452,16 @@ class PostgresRepository:
         if self._snapshot is not None and now - self._snapshot[0] < self._snapshot_ttl_s:
             return self._snapshot[1]
         async with self._engine.connect() as conn:
-            pairs = (await conn.execute(select(pair_vote_stats))).all()
+            # The matchmaker serves people: it balances the pairs people have voted on.
+            pairs = (
+                await conn.execute(
+                    select(
+                        pair_vote_stats.c.model_lo,
+                        pair_vote_stats.c.model_hi,
+                        pair_vote_stats.c.games,
+                    ).where(pair_vote_stats.c.method == "human")
+                )
+            ).all()
             widths = (
                 await conn.execute(
                     select(
@@ -494,7 +504,9 @@ class PostgresRepository:
             last_fit_at=row.last_fit_at,
         )
 
-    async def leaderboard(self, *, include_named: bool = False) -> LeaderboardRecords:
+    async def leaderboard(
+        self, *, include_named: bool = False, votes: Votes = "human"
+    ) -> LeaderboardRecords:
         """Enabled models with their vote records and (when rated) both ratings, plus the style
         coefficients and the spread of the style deltas between enabled models.
 
@@ -502,15 +514,33 @@ class PostgresRepository:
         only counters and rating rows: its cost does not grow with the stored votes.
         """
         rated: FromClause = model_ratings
-        if include_named:
+        styled: FromClause = model_style_ratings
+        if votes != "human":  # another population's fit; the style pass fits people's only
+            pop = model_population_ratings
+            rated = select(pop).where(pop.c.population == votes).subquery("rated")
+            styled = select(model_style_ratings).where(false()).subquery("styled")
+        elif include_named:
             async with self._engine.connect() as conn:
                 with_named = await _with_named_ratings(conn)
             if with_named is not None:
                 rated = with_named
-        wins = func.coalesce(model_vote_stats.c.wins, 0)
-        losses = func.coalesce(model_vote_stats.c.losses, 0)
-        ties = func.coalesce(model_vote_stats.c.ties, 0)
-        skips = func.coalesce(model_vote_stats.c.skips, 0)
+        v = model_vote_stats.c
+        counts = (
+            select(
+                v.model_id,
+                func.sum(v.wins).label("wins"),
+                func.sum(v.losses).label("losses"),
+                func.sum(v.ties).label("ties"),
+                func.sum(v.skips).label("skips"),
+            )
+            .where(v.method.in_(VOTE_METHODS[votes]))
+            .group_by(v.model_id)
+            .subquery("counts")
+        )
+        wins = func.coalesce(counts.c.wins, 0)
+        losses = func.coalesce(counts.c.losses, 0)
+        ties = func.coalesce(counts.c.ties, 0)
+        skips = func.coalesce(counts.c.skips, 0)
         query = (
             select(
                 *_MODEL_COLUMNS,
@@ -524,16 +554,16 @@ class PostgresRepository:
                 rated.c.ci_upper,
                 rated.c.component_id,
                 rated.c.games,
-                model_style_ratings.c.component_id.label("style_component_id"),
-                model_style_ratings.c.style_controlled_rating,
-                model_style_ratings.c.style_controlled_stderr,
-                model_style_ratings.c.style_ci_lower,
-                model_style_ratings.c.style_ci_upper,
+                styled.c.component_id.label("style_component_id"),
+                styled.c.style_controlled_rating,
+                styled.c.style_controlled_stderr,
+                styled.c.style_ci_lower,
+                styled.c.style_ci_upper,
             )
             .select_from(models)
-            .outerjoin(model_vote_stats, model_vote_stats.c.model_id == models.c.id)
+            .outerjoin(counts, counts.c.model_id == models.c.id)
             .outerjoin(rated, rated.c.model_id == models.c.id)
-            .outerjoin(model_style_ratings, model_style_ratings.c.model_id == models.c.id)
+            .outerjoin(styled, styled.c.model_id == models.c.id)
             .where(models.c.enabled)
             .order_by(
                 rated.c.rating.desc().nulls_last(),
@@ -545,14 +575,18 @@ class PostgresRepository:
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).all()
             coefficients = (
-                await conn.execute(
-                    select(
-                        style_control_coefficients.c.feature,
-                        style_control_coefficients.c.coefficient,
-                        style_control_coefficients.c.computed_at,
+                (
+                    await conn.execute(
+                        select(
+                            style_control_coefficients.c.feature,
+                            style_control_coefficients.c.coefficient,
+                            style_control_coefficients.c.computed_at,
+                        )
                     )
-                )
-            ).all()
+                ).all()
+                if votes == "human"
+                else []
+            )
             spread = await _style_spread(conn) if coefficients else StyleSpread()
         return LeaderboardRecords(
             models=[
@@ -622,6 +656,7 @@ async def _style_spread(conn: AsyncConnection) -> StyleSpread:
         .select_from(pair_style_stats)
         .join(lo, (lo.c.id == s.model_lo) & lo.c.enabled)
         .join(hi, (hi.c.id == s.model_hi) & hi.c.enabled)
+        .where(s.method == "human")  # the spread the style pass saw: people's votes
     )
     votes, *totals = (await conn.execute(query)).one()
     std_dev = {

@@ -7,6 +7,8 @@ Every constraint has a stable name so a violation can be classified without pars
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import (
     BigInteger,
     Boolean,
@@ -230,6 +232,7 @@ preferences = Table(
     CheckConstraint("vote IN ('left', 'right', 'both_good', 'both_bad', 'skip')", name="vote"),
     CheckConstraint("method IN ('human', 'judge')", name="method"),
     Index("preferences_winner_idx", "winner_model_id"),
+    Index("preferences_judge_idx", "id", postgresql_where=text("method = 'judge'")),
 )
 
 judge_verdicts = Table(
@@ -355,7 +358,7 @@ model_population_ratings = Table(
     Column("population", Text, primary_key=True),
     _rated_model_fk(primary_key=True),
     *_rating_columns(),
-    CheckConstraint("population IN ('with_named')", name="population"),
+    CheckConstraint("population IN ('with_named', 'judge', 'all')", name="population"),
     *_rating_checks(),
 )
 
@@ -390,14 +393,25 @@ model_rating_history = Table(
 # The request path reads these instead of scanning every vote: the leaderboard's records and the
 # matchmaker's pair counts stay O(models), however many votes are stored.
 
+
+def _method() -> list[Any]:
+    """Who cast the votes a summary row counts (migration 0010): people or a judge model."""
+    return [
+        Column("method", Text, nullable=False, server_default=text("'human'")),
+        CheckConstraint("method IN ('human', 'judge')", name="method"),
+    ]
+
+
 model_vote_stats = Table(
     "model_vote_stats",
     metadata,
-    _rated_model_fk(primary_key=True),
+    _rated_model_fk(primary_key=False),
     Column("wins", Integer, nullable=False, server_default=text("0")),
     Column("losses", Integer, nullable=False, server_default=text("0")),
     Column("ties", Integer, nullable=False, server_default=text("0")),
     Column("skips", Integer, nullable=False, server_default=text("0")),
+    *_method(),
+    PrimaryKeyConstraint("model_id", "method"),
 )
 
 pair_vote_stats = Table(
@@ -410,7 +424,8 @@ pair_vote_stats = Table(
         "model_hi", UUID(as_uuid=True), ForeignKey("models.id", ondelete="CASCADE"), nullable=False
     ),
     Column("games", Integer, nullable=False, server_default=text("0")),
-    PrimaryKeyConstraint("model_lo", "model_hi"),
+    *_method(),
+    PrimaryKeyConstraint("model_lo", "model_hi", "method"),
     CheckConstraint("model_lo < model_hi", name="canonical_order"),
 )
 
@@ -442,10 +457,12 @@ pair_outcome_stats = Table(
     _model_ref("slot_b_model_id"),
     Column("matchups", Integer, nullable=False, server_default=text("0")),
     *_outcome_counts(),
-    PrimaryKeyConstraint("slot_a_model_id", "slot_b_model_id"),
+    *_method(),
+    PrimaryKeyConstraint("slot_a_model_id", "slot_b_model_id", "method"),
 )
-"""All-time matchups and votes per *ordered* (slot A, slot B) pair: head-to-head, slot records
-and the arena's totals."""
+"""All-time matchups and votes per *ordered* (slot A, slot B) pair and method: head-to-head,
+slot records and the arena's totals. ``matchups`` is on the ``human`` rows only (a matchup is
+counted whoever votes on it)."""
 
 vote_activity = Table(
     "vote_activity",
@@ -453,7 +470,8 @@ vote_activity = Table(
     Column("bucket_start", DateTime(timezone=True), nullable=False),
     _model_ref("model_id"),
     *_outcome_counts(),
-    PrimaryKeyConstraint("bucket_start", "model_id"),
+    *_method(),
+    PrimaryKeyConstraint("bucket_start", "model_id", "method"),
 )
 """Votes per UTC hour (``preferences.created_at``) and model, by label: each vote is counted for
 both of its models, so a bucket's votes are half the sum over its models."""
@@ -471,7 +489,8 @@ pair_style_stats = Table(
     _model_ref("model_hi"),
     Column("votes", Integer, nullable=False, server_default=text("0")),
     *(Column(name, Float, nullable=False, server_default=text("0")) for name in _STYLE_SUMS),
-    PrimaryKeyConstraint("model_lo", "model_hi"),
+    *_method(),
+    PrimaryKeyConstraint("model_lo", "model_hi", "method"),
     CheckConstraint("model_lo < model_hi", name="canonical_order"),
 )
 """Sums and sums of squares of the per-vote style deltas (slot A minus slot B) per canonical pair,

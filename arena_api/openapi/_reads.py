@@ -14,6 +14,13 @@ _SINCE = param(
     "Only what happened at or after this ISO 8601 instant (a timezone is required, e.g. `Z`).",
 )
 
+_VOTES = param(
+    "query",
+    "votes",
+    {"type": "string", "enum": ["human", "judge", "all"], "default": "human"},
+    "Whose votes to count: people's, the judge model's, or both.",
+)
+
 READ_OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "get",
@@ -59,8 +66,10 @@ READ_OPERATIONS: tuple[Operation, ...] = (
                 "query",
                 "include",
                 {"type": "string", "enum": ["named"]},
-                "`named`: rate the named side-by-side rounds' votes with the blind ones.",
+                "`named`: rate the named side-by-side rounds' votes with the blind ones "
+                "(people's votes only).",
             ),
+            _VOTES,
         ),
     ),
     *(
@@ -71,8 +80,8 @@ READ_OPERATIONS: tuple[Operation, ...] = (
             summary,
             "analytics",
             {"200": json_answer(summary + ".", schema)},
-            errors=(400, 404, 503) if parameters else (404, 503),
-            parameters=parameters,
+            errors=(400, 404, 503),
+            parameters=parameters if name == "cost" else (*parameters, _VOTES),
         )
         for name, operation_id, summary, schema, parameters in (
             (

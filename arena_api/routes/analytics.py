@@ -17,10 +17,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import InvalidRequest
-from arena_api.core.views import ActivityBucket, CostBucket, View
+from arena_api.core.views import ActivityBucket, CostBucket, View, Votes
 from arena_api.services import ReadService
+from arena_api.services.reads import check_votes
 
-__all__ = ["parse_bucket", "parse_points", "parse_since", "routes"]
+__all__ = ["parse_bucket", "parse_points", "parse_since", "parse_votes", "routes"]
 
 _Bucket = TypeVar("_Bucket", ActivityBucket, CostBucket)
 _BUCKETS: tuple[ActivityBucket, ...] = ("day", "hour")
@@ -83,22 +84,32 @@ def parse_bucket(params: QueryParams, allowed: tuple[_Bucket, ...]) -> _Bucket:
     raise InvalidRequest(f"bucket must be {names}", details={"bucket": [f"must be {names}"]})
 
 
+def parse_votes(params: QueryParams) -> Votes:
+    """The ``votes`` parameter (whose votes a read counts), ``human`` when absent.
+
+    Raises:
+        InvalidRequest: any other value than ``human``, ``judge`` or ``all``.
+    """
+    return check_votes(params.get("votes", "human"))
+
+
 async def summary(request: Request) -> Response:
-    return _json(await _reads(request).analytics_summary())
+    return _json(await _reads(request).analytics_summary(parse_votes(request.query_params)))
 
 
 async def head_to_head(request: Request) -> Response:
-    return _json(await _reads(request).head_to_head())
+    return _json(await _reads(request).head_to_head(parse_votes(request.query_params)))
 
 
 async def model_metrics(request: Request) -> Response:
-    return _json(await _reads(request).model_metrics())
+    return _json(await _reads(request).model_metrics(parse_votes(request.query_params)))
 
 
 async def activity(request: Request) -> Response:
     bucket = parse_bucket(request.query_params, _BUCKETS)
     since = parse_since(request.query_params)
-    return _json(await _reads(request).activity(bucket, since))
+    votes = parse_votes(request.query_params)
+    return _json(await _reads(request).activity(bucket, since, votes))
 
 
 async def cost(request: Request) -> Response:
@@ -108,7 +119,7 @@ async def cost(request: Request) -> Response:
 
 
 async def style_control(request: Request) -> Response:
-    return _json(await _reads(request).style_control())
+    return _json(await _reads(request).style_control(parse_votes(request.query_params)))
 
 
 def parse_points(params: QueryParams) -> int | None:
@@ -131,7 +142,8 @@ def parse_points(params: QueryParams) -> int | None:
 async def rating_history(request: Request) -> Response:
     since = parse_since(request.query_params)
     points = parse_points(request.query_params)
-    return _json(await _reads(request).rating_history(since, points=points))
+    votes = parse_votes(request.query_params)
+    return _json(await _reads(request).rating_history(since, points=points, votes=votes))
 
 
 _PREFIX = "/api/arena/analytics"

@@ -11,6 +11,7 @@ from starlette.routing import BaseRoute, Route
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.requests import VoteRequest, parse_command
 from arena_api.routes._request import read_json, uuid_param
+from arena_api.routes.analytics import parse_votes
 from arena_api.services import ArenaService, ReadService
 
 __all__ = ["routes"]
@@ -46,13 +47,16 @@ async def conversation(request: Request) -> JSONResponse:
 
 
 async def leaderboard(request: Request) -> JSONResponse:
-    """``?include=named`` rates the named side-by-side rounds' votes with the blind ones."""
+    """``?include=named`` rates the named side-by-side rounds' votes with the blind ones;
+    ``?votes=judge|all`` shows the judge model's votes' board, or the board of every vote."""
     include = request.query_params.get("include")
     if include not in (None, "named"):
         raise InvalidRequest(
             "include must be 'named' or absent", details={"include": ["must be 'named'"]}
         )
-    view = await _reads(request).leaderboard(include_named=include == "named")
+    view = await _reads(request).leaderboard(
+        include_named=include == "named", votes=parse_votes(request.query_params)
+    )
     return JSONResponse(view.wire())
 
 

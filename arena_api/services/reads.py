@@ -10,6 +10,7 @@ import math
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import cast
 
 from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
@@ -22,6 +23,7 @@ from arena_api.core.ports import (
 )
 from arena_api.core.records import DECISIVE_VOTES
 from arena_api.core.views import (
+    VOTE_METHODS,
     ActivityBucket,
     ActivityView,
     AnswerView,
@@ -44,10 +46,11 @@ from arena_api.core.views import (
     StyleUnit,
     SummaryView,
     TurnView,
+    Votes,
 )
 from arena_api.services._reveal import reveal
 
-__all__ = ["ReadService"]
+__all__ = ["check_votes", "ReadService"]
 
 #: Rating points per unit of log-odds: the display scale ``1000 + (400 / ln 10) * r`` of the
 #: rating process, through which style coefficients are restated in rating points too.
@@ -144,16 +147,30 @@ class ReadService:
     async def last_rating_pass(self) -> RatingPassRecord | None:
         return await self._repo.last_rating_pass()
 
-    async def leaderboard(self, *, include_named: bool = False) -> LeaderboardView:
+    async def leaderboard(
+        self, *, include_named: bool = False, votes: Votes = "human"
+    ) -> LeaderboardView:
         """Enabled models' records and ratings, plus what reading the ratings needs.
 
         ``components`` says which ratings may be compared (the seed's rating context),
         ``styleControl`` what superficial style is worth in rating points. Each rated model is
         ranked by interval overlap within its component. The ratings are the blind votes' fit;
         with ``include_named``, the fit that adds the named side-by-side rounds' votes (the
-        style-controlled ratings stay blind). Vote counts cover every vote.
+        style-controlled ratings stay blind). Vote counts cover every vote of the population.
+        ``votes``: people's votes (the default), the judge model's, or both; the judge's and
+        the combined populations have no style-controlled ratings (the style pass fits people's
+        votes) and count every mode.
+
+        Raises:
+            InvalidRequest: an unknown population, or ``include_named`` with another one.
         """
-        records = await self._repo.leaderboard(include_named=include_named)
+        check_votes(votes)
+        if include_named and votes != "human":
+            raise InvalidRequest(
+                "include=named applies to people's votes only",
+                details={"include": ["only with votes=human"]},
+            )
+        records = await self._repo.leaderboard(include_named=include_named, votes=votes)
         rows = records.models
         ranks = _ranks_by_overlap(
             (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
@@ -198,6 +215,7 @@ class ReadService:
             style_control=_style_control(records.coefficients, records.spread),
             models=entries,
             named_votes="included" if include_named else "excluded",
+            votes=votes,
         )
 
     # -- analytics (the insights dashboard) ------------------------------------------------------
@@ -207,25 +225,28 @@ class ReadService:
             raise NotFound("Analytics are not available on this server", code="not_found")
         return self._analytics
 
-    async def analytics_summary(self) -> SummaryView:
+    # Every read counts one population of votes (``votes``): people's by default, the judge
+    # model's, or both. An unknown one is an ``InvalidRequest``.
+
+    async def analytics_summary(self, votes: Votes = "human") -> SummaryView:
         """Arena-wide totals: votes by kind, slot split, pair coverage, rating components.
 
         Raises:
             NotFound: this service was built without an analytics port.
         """
-        return await self._analytics_port().summary()
+        return await self._analytics_port().summary(check_votes(votes))
 
-    async def head_to_head(self) -> HeadToHeadView:
+    async def head_to_head(self, votes: Votes = "human") -> HeadToHeadView:
         """Per canonical pair: each side's wins and the ties (skips excluded)."""
-        return await self._analytics_port().head_to_head()
+        return await self._analytics_port().head_to_head(check_votes(votes))
 
-    async def model_metrics(self) -> ModelMetricsView:
+    async def model_metrics(self, votes: Votes = "human") -> ModelMetricsView:
         """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
         its error-free answers, and its decisive record in each slot."""
-        return await self._analytics_port().model_metrics()
+        return await self._analytics_port().model_metrics(check_votes(votes))
 
     async def activity(
-        self, bucket: ActivityBucket = "day", since: datetime | None = None
+        self, bucket: ActivityBucket = "day", since: datetime | None = None, votes: Votes = "human"
     ) -> ActivityView:
         """Votes by outcome and cumulative games per model, per UTC day or hour.
 
@@ -241,7 +262,7 @@ class ReadService:
             raise InvalidRequest(
                 "bucket must be day or hour", details={"bucket": ["must be day or hour"]}
             )
-        return await self._analytics_port().activity(bucket, _aware(since))
+        return await self._analytics_port().activity(bucket, _aware(since), check_votes(votes))
 
     async def cost(self, bucket: CostBucket = "day", since: datetime | None = None) -> CostView:
         """What answers cost per model, over the range and per UTC day, week or month.
@@ -260,12 +281,13 @@ class ReadService:
             )
         return await self._analytics_port().cost(bucket, _aware(since))
 
-    async def style_control(self) -> StyleControlView:
-        """The stored style coefficients and the models rated by both passes."""
-        return await self._analytics_port().style_control()
+    async def style_control(self, votes: Votes = "human") -> StyleControlView:
+        """The stored style coefficients and the models rated by both passes (people's votes
+        only: other populations have none)."""
+        return await self._analytics_port().style_control(check_votes(votes))
 
     async def rating_history(
-        self, since: datetime | None = None, *, points: int | None = None
+        self, since: datetime | None = None, *, points: int | None = None, votes: Votes = "human"
     ) -> RatingHistoryView:
         """Rating snapshots (one per model per refit) at or after ``since``, in time order;
         with ``points``, only the last refit of each of that many equal spans of time.
@@ -278,7 +300,22 @@ class ReadService:
                 f"points must be between 1 and {MAX_HISTORY_POINTS}",
                 details={"points": [f"must be between 1 and {MAX_HISTORY_POINTS}"]},
             )
-        return await self._analytics_port().rating_history(_aware(since), points)
+        return await self._analytics_port().rating_history(
+            _aware(since), points, check_votes(votes)
+        )
+
+
+def check_votes(votes: str) -> Votes:
+    """``votes`` if it names a population of votes.
+
+    Raises:
+        InvalidRequest: it does not.
+    """
+    if votes not in VOTE_METHODS:
+        raise InvalidRequest(
+            "votes must be human, judge or all", details={"votes": ["must be human, judge or all"]}
+        )
+    return cast(Votes, votes)
 
 
 def _aware(since: datetime | None) -> datetime | None:

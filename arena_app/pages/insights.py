@@ -141,8 +141,20 @@ def _tabs(active: str) -> rx.Component:
             )
             for key, label in routes.INSIGHT_TABS
         ),
+        rx.spacer(),
+        rx.segmented_control.root(
+            rx.segmented_control.item("People", value="human"),
+            rx.segmented_control.item("Judge", value="judge"),
+            rx.segmented_control.item("All votes", value="all"),
+            value=InsightsState.votes,
+            on_change=InsightsState.set_votes,
+            aria_label="Whose votes to count",
+            data_testid="votes-population",
+        ),
         spacing="2",
         wrap="wrap",
+        width="100%",
+        align="center",
     )
 
 
@@ -313,7 +325,10 @@ def head_to_head_tab() -> rx.Component:
                 y_width=200,
             ),
         ),
-        rx.callout(s.components_note, icon="network", data_testid="connectivity"),
+        rx.cond(
+            s.components_note != "",
+            rx.callout(s.components_note, icon="network", data_testid="connectivity"),
+        ),
         columns="1",
         spacing="4",
         width="100%",

@@ -10,6 +10,8 @@ from typing import Any
 
 import reflex as rx
 
+from arena_api.core.views import VOTE_METHODS, Votes
+from arena_api.services.reads import check_votes
 from arena_app.backend import services
 from arena_app.formatting import dollars
 
@@ -69,8 +71,34 @@ class InsightsState(rx.State):
     spend_by_model: list[dict[str, str]] = []
     spend_total: str = ""
 
+    #: Whose votes the dashboard counts: people's (the default), the judge model's, or both.
+    votes: str = "human"
+
+    def _population(self) -> Votes:
+        return check_votes(self.votes)
+
+    @rx.event
+    async def set_votes(self, value: str | list[str]) -> Any:
+        """Count another population's votes, and reload the tab on screen with them."""
+        if not isinstance(value, str) or value not in VOTE_METHODS:
+            return None
+        self.votes = value
+        tab = self.router.page.path.rstrip("/").rsplit("/", 1)[-1]
+        loaders = {
+            "rankings": InsightsState.load_rankings,
+            "head-to-head": InsightsState.load_head_to_head,
+            "style": InsightsState.load_style,
+            "activity": InsightsState.load_activity,
+        }
+        return loaders.get(tab)
+
     @rx.var
     def notice(self) -> str:
+        if not self.has_votes and self.votes == "judge":
+            return (
+                "No judge votes yet. Ask the judge on a round in the arena, or let it judge "
+                "shadow rounds in the background (ARENA_EXPOSURE=shadow)."
+            )
         if not self.has_votes:
             return (
                 "No votes yet, so there is nothing to chart. Vote in the arena, or fill a "
@@ -84,7 +112,7 @@ class InsightsState(rx.State):
         return ""
 
     async def _summary(self) -> None:
-        view = await services().reads.analytics_summary()
+        view = await services().reads.analytics_summary(self._population())
         decisive = view.slot_a_wins + view.slot_b_wins
         self._update(
             has_votes=view.total_votes > 0,
@@ -119,7 +147,7 @@ class InsightsState(rx.State):
 
     async def _rankings(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard()
+        board = await services().reads.leaderboard(votes=self._population())
         rankings = [
             {
                 "name": m.display_name,
@@ -177,8 +205,8 @@ class InsightsState(rx.State):
     @rx.event
     async def load_head_to_head(self) -> None:
         await self._summary()
-        view = await services().reads.head_to_head()
-        board = await services().reads.leaderboard()
+        view = await services().reads.head_to_head(self._population())
+        board = await services().reads.leaderboard(votes=self._population())
         names = {m.id: m.display_name for m in view.models}
         order = [m.display_name for m in board.models if m.display_name in names.values()]
         cells: dict[tuple[str, str], dict[str, Any]] = {}
@@ -252,7 +280,7 @@ class InsightsState(rx.State):
     @rx.event
     async def load_style(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard()
+        board = await services().reads.leaderboard(votes=self._population())
         self.coefficients = [
             {
                 "feature": effect.feature,
@@ -261,7 +289,7 @@ class InsightsState(rx.State):
             }
             for effect in board.style_control.effects
         ]
-        view = await services().reads.model_metrics()
+        view = await services().reads.model_metrics(self._population())
         win_rates = {m.id: m.win_rate * 100 for m in board.models}
         self.positions = [
             _dumbbell_row(
@@ -288,7 +316,9 @@ class InsightsState(rx.State):
     @rx.event
     async def load_activity(self) -> None:
         await self._summary()
-        history = await services().reads.rating_history(points=HISTORY_POINTS)
+        history = await services().reads.rating_history(
+            points=HISTORY_POINTS, votes=self._population()
+        )
         names = {m.id: m.display_name for m in history.models}
         by_time: dict[str, dict[str, Any]] = {}
         for point in history.points:
@@ -297,7 +327,7 @@ class InsightsState(rx.State):
             row[names.get(point.model_id, point.model_id)] = round(point.rating, 1)
         self.history = [by_time[k] for k in sorted(by_time)]
         self.history_names = sorted({n for row in self.history for n in row if n != "at"})
-        activity = await services().reads.activity("day")
+        activity = await services().reads.activity("day", votes=self._population())
         self.volume = [
             {
                 "day": v.bucket_start.strftime("%b %d"),

@@ -15,7 +15,9 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.roster import load_roster
+from arena_rating import RatingSettings, RatingWorker
 from arena_rating.aggregate import read_pair_counts
+from arena_rating.worker import WorkerOptions
 from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import JUDGE_OUTPUT_TOKENS, PROMPT_TOKENS, create_app
 from tests.integration.arena_harness import Arena, serve_arena
@@ -102,7 +104,7 @@ async def test_the_judges_verdict_is_the_matchups_vote_and_is_revealed_with_its_
                 m=started["matchupId"],
             )
         )[0]
-        counted = await arena.scalar("SELECT count(*) FROM model_vote_stats")
+        counted = await arena.scalar("SELECT count(*) FROM model_vote_stats WHERE method = 'human'")
         judge_prompt = recorder.requests[-1].json["messages"]
 
     body = answer.json()
@@ -126,7 +128,7 @@ async def test_the_judges_verdict_is_the_matchups_vote_and_is_revealed_with_its_
     assert (verdict.input_tokens, verdict.output_tokens) == (PROMPT_TOKENS, JUDGE_OUTPUT_TOKENS)
     assert float(verdict.cost_usd) == pytest.approx((11 * 2.5 + 17 * 10) / 1e6)
     assert body["judge"]["costUsd"] == pytest.approx(float(verdict.cost_usd))
-    assert counted == 0  # a judge's vote is not a person's: the human summaries skip it
+    assert counted == 0  # a judge's vote is not a person's: it is counted apart
     # The judge saw the prompt and both answers, and no model's name.
     shown = json.dumps(judge_prompt)
     assert "Explain JWTs" in shown and shown.count("Hello from the fake.") == 2
@@ -245,7 +247,58 @@ async def test_the_human_rating_reads_no_judge_vote(
         assert (await arena.vote(voted, "left")).status_code == 200
         async with db.connect() as conn:
             counts = await read_pair_counts(conn)
-        stats = await arena.rows("SELECT wins, losses FROM model_vote_stats")
+        stats = await arena.rows("SELECT wins, losses FROM model_vote_stats WHERE method = 'human'")
 
     assert counts.votes == 1  # the person's vote only
     assert sorted(tuple(r) for r in stats) == [(0, 1), (1, 0)]
+
+
+async def test_every_read_counts_the_population_it_is_asked_for(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with _arena(db, database_url, tmp_path, "judge-second") as (arena, _):
+        for _ in range(2):
+            assert (await _ask(arena, await _round(arena))).status_code == 200
+        assert (await arena.vote(await _round(arena), "both_bad")).status_code == 200
+        await RatingWorker(db, RatingSettings(), WorkerOptions(anomaly_filter=False)).run_pass()
+        reads = {
+            votes: {
+                "board": (await arena.client.get(f"/api/arena/leaderboard?votes={votes}")).json(),
+                "summary": (
+                    await arena.client.get(f"/api/arena/analytics/summary?votes={votes}")
+                ).json(),
+                "pairs": (
+                    await arena.client.get(f"/api/arena/analytics/head-to-head?votes={votes}")
+                ).json(),
+                "activity": (
+                    await arena.client.get(f"/api/arena/analytics/activity?votes={votes}")
+                ).json(),
+            }
+            for votes in ("human", "judge", "all")
+        }
+        default = (await arena.client.get("/api/arena/leaderboard")).json()
+        bad = await arena.client.get("/api/arena/analytics/summary?votes=robots")
+        named_judge = await arena.client.get("/api/arena/leaderboard?votes=judge&include=named")
+
+    assert default == reads["human"]["board"]
+    totals = {votes: read["summary"]["totalVotes"] for votes, read in reads.items()}
+    assert totals == {"human": 1, "judge": 2, "all": 3}
+    assert {v: r["summary"]["totalMatchups"] for v, r in reads.items()} == {
+        "human": 3,
+        "judge": 3,
+        "all": 3,
+    }
+    assert reads["judge"]["summary"]["tieVotes"] == 0 and reads["human"]["summary"]["tieVotes"] == 1
+    assert sum(p["games"] for p in reads["judge"]["pairs"]["pairs"]) == 2
+    assert sum(v["total"] for v in reads["all"]["activity"]["votes"]) == 3
+    assert reads["judge"]["board"]["votes"] == "judge"
+    # The judge population has its own fit; the people's only vote is a tie, so no decisive
+    # record there, while the judge's board records both of its decisive votes.
+    judge_wins = sum(m["wins"] for m in reads["judge"]["board"]["models"])
+    assert judge_wins == 2 and sum(m["wins"] for m in reads["human"]["board"]["models"]) == 0
+    assert all(m["rating"] is not None for m in reads["judge"]["board"]["models"])
+    assert all(m["styleControlledRating"] is None for m in reads["judge"]["board"]["models"])
+    assert bad.status_code == 400 and bad.json()["details"] == {
+        "votes": ["must be human, judge or all"]
+    }
+    assert named_judge.status_code == 400

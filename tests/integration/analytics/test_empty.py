@@ -17,6 +17,7 @@ _NO_MODELS: dict[str, dict[str, Any]] = {
         "styleControl": {"effects": [], "votesObserved": 0, "computedAt": None},
         "models": [],
         "namedVotes": "excluded",
+        "votes": "human",
     },
     "/api/arena/analytics/summary": {
         "totalMatchups": 0,

@@ -25,14 +25,16 @@ class _RecordingAnalytics:
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
 
-    async def activity(self, bucket: str, since: datetime | None) -> ActivityView:
-        self.calls.append(("activity", (bucket, since)))
+    async def activity(
+        self, bucket: str, since: datetime | None, votes: str = "human"
+    ) -> ActivityView:
+        self.calls.append(("activity", (bucket, since, votes)))
         return ActivityView(bucket="hour", models=[], votes=[], cumulative_games=[])
 
     async def rating_history(
-        self, since: datetime | None, points: int | None = None
+        self, since: datetime | None, points: int | None = None, votes: str = "human"
     ) -> RatingHistoryView:
-        self.calls.append(("rating_history", (since, points)))
+        self.calls.append(("rating_history", (since, points, votes)))
         return RatingHistoryView(models=[], points=[])
 
     async def summary(self) -> SummaryView:  # pragma: no cover - not called here
@@ -78,12 +80,12 @@ async def test_reads_pass_validated_arguments_to_the_port() -> None:
 
     await service.activity("hour", since)
     await service.rating_history(since)
-    await service.rating_history(points=120)
+    await service.rating_history(points=120, votes="judge")
 
     assert port.calls == [
-        ("activity", ("hour", since)),
-        ("rating_history", (since, None)),
-        ("rating_history", (None, 120)),
+        ("activity", ("hour", since, "human")),
+        ("rating_history", (since, None, "human")),
+        ("rating_history", (None, 120, "judge")),
     ]
 
 
@@ -93,6 +95,7 @@ async def test_reads_pass_validated_arguments_to_the_port() -> None:
         pytest.param("activity", ("week",), "bucket", id="unknown-bucket"),
         pytest.param("activity", ("day", datetime(2026, 7, 21)), "since", id="naive-since"),
         pytest.param("rating_history", (datetime(2026, 7, 21),), "since", id="naive-history"),
+        pytest.param("activity", ("day", None, "robots"), "votes", id="unknown-votes"),
     ],
 )
 async def test_bad_arguments_from_an_in_process_caller_are_refused(
