@@ -35,6 +35,7 @@ RUN npm install --no-audit --no-fund --loglevel=error bun@1
 WORKDIR /app
 COPY rxconfig.py alembic.ini models.yaml ./
 COPY alembic/ alembic/
+COPY suites/ suites/
 COPY assets/ assets/
 COPY reflex.lock/ reflex.lock/
 RUN arena build-ui
@@ -62,6 +63,7 @@ COPY --from=build --chown=arena:arena /app/arena_api /app/arena_api
 COPY --from=build --chown=arena:arena /app/arena_app /app/arena_app
 COPY --from=build --chown=arena:arena /app/arena_rating /app/arena_rating
 COPY --from=build --chown=arena:arena /app/alembic /app/alembic
+COPY --from=build --chown=arena:arena /app/suites /app/suites
 COPY --from=build --chown=arena:arena /app/assets /app/assets
 COPY --from=build --chown=arena:arena /app/rxconfig.py /app/alembic.ini /app/models.yaml /app/
 COPY --from=build --chown=arena:arena /app/.web/build/client /app/.web/build/client

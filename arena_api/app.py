@@ -41,6 +41,7 @@ from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresJudgements
 from arena_api.db.repository import PostgresRepository, create_pool
+from arena_api.db.suites import PostgresSuiteRuns
 from arena_api.metrics import ArenaMetrics
 from arena_api.providers import ProviderRegistry, build_registry, make_session
 from arena_api.roster import RosterError, load_roster
@@ -53,6 +54,7 @@ from arena_api.routes import judge as judge_routes
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
 from arena_api.routes import openapi as openapi_routes
+from arena_api.routes import suites as suite_routes
 from arena_api.routes._access import AccessControl
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.routes._metrics import RequestMetrics
@@ -62,9 +64,18 @@ from arena_api.services import ArenaService, OpenAiChatService, ReadService, Rou
 from arena_api.services.access import AccessService
 from arena_api.services.autojudge import AutoJudge
 from arena_api.services.judge import JudgeModel, JudgeService
+from arena_api.services.suites import SuiteService
 from arena_api.settings import Settings, load_settings
+from arena_api.suites import SuiteLoad, load_suites
 
-__all__ = ["Services", "build_arena", "create_api", "services_lifespan", "token_secret"]
+__all__ = [
+    "Services",
+    "build_arena",
+    "create_api",
+    "open_services",
+    "services_lifespan",
+    "token_secret",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -88,6 +99,7 @@ class Services:
     limiter: RateLimiter
     metrics: ArenaMetrics
     judge: JudgeService
+    suites: SuiteService
     access: AccessService
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
@@ -180,6 +192,13 @@ def load_judge(settings: Settings) -> JudgeModel | None:
     return JudgeModel(model=model, template=judge.prompt or DEFAULT_PROMPT, swap=judge.swap)
 
 
+def _load_suites(settings: Settings) -> SuiteLoad:
+    loaded = load_suites(settings.suites_dir)
+    for error in loaded.errors:
+        _log.error("suite not loaded: %s", error)
+    return loaded
+
+
 #: A judge that keeps failing on a matchup gives up on it after this many attempts.
 AUTOJUDGE_ATTEMPTS = 3
 
@@ -206,7 +225,7 @@ async def _autojudging(
 
 
 @contextlib.asynccontextmanager
-async def open_services(settings: Settings) -> AsyncIterator[Services]:
+async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIterator[Services]:
     """Create the shared services; start the embedded database if no URL was given."""
     async with contextlib.AsyncExitStack() as stack:
         url = settings.database_url
@@ -244,8 +263,19 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             timeout_s=settings.judge_timeout_s,
             observer=metrics,
         )
-        if settings.exposure == "shadow" and judge.judge_name and settings.autojudge_rate > 0:
+        autojudge = settings.autojudge_rate > 0 and settings.exposure == "shadow"
+        if serving and autojudge and judge.judge_name:
             await stack.enter_async_context(_autojudging(settings, judge, pool))
+        suites = SuiteService(
+            arena=arena,
+            judge=judge,
+            repository=repository,
+            runs=PostgresSuiteRuns(pool),
+            suites=_load_suites(settings),
+        )
+        if serving:  # a server starting: its runs a stop cut short are interrupted
+            await suites.recover()
+        stack.push_async_callback(suites.close)
         yield Services(
             settings=settings,
             engine=engine,
@@ -255,6 +285,7 @@ async def open_services(settings: Settings) -> AsyncIterator[Services]:
             limiter=RateLimiter(settings.rate_limit),
             metrics=metrics,
             judge=judge,
+            suites=suites,
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,
@@ -308,6 +339,7 @@ def api_routes() -> list[BaseRoute]:
         *chat_routes.routes,
         *arena_routes.routes,
         *judge_routes.routes,
+        *suite_routes.routes,
         *analytics_routes.routes,
         *control_routes.routes,
         *model_routes.routes,

@@ -22,7 +22,7 @@ from pathlib import Path
 import click
 import httpx
 
-from arena_api.core.errors import RoundConfigError
+from arena_api.core.errors import ArenaError, RoundConfigError
 from arena_api.core.plans import resolve_default_model
 from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
@@ -36,6 +36,7 @@ from arena_api.settings import (
     settings_env_example,
     settings_markdown,
 )
+from arena_api.suites import load_suites
 
 __all__ = ["main"]
 
@@ -410,6 +411,65 @@ def show_settings(markdown: bool, env_example: bool) -> None:
     for name, value in settings.__dict__.items():
         if name != "sources":
             click.echo(f"{name} = {value!r}")
+
+
+@cli.group()
+def suite() -> None:
+    """Eval suites (ARENA_SUITES_DIR): list them, run one."""
+
+
+@suite.command("list")
+def suite_list() -> None:
+    """The suites that load, and the files that do not."""
+    loaded = load_suites(_settings().suites_dir)
+    for item in sorted(loaded.suites.values(), key=lambda s: s.name):
+        pair = f" (pair: {' vs '.join(item.models)})" if item.models else ""
+        click.echo(f"{item.name}: {len(item.prompts)} prompts{pair}  {item.description}".rstrip())
+    for error in loaded.errors:
+        click.echo(f"not loaded: {error}", err=True)
+    if not loaded.suites and not loaded.errors:
+        click.echo(f"no suites in {_settings().suites_dir}")
+
+
+async def _run_suite(settings: Settings, name: str) -> tuple[str, str]:
+    from arena_api.app import open_services  # the whole server's wiring: only when running
+
+    async with open_services(settings, serving=False) as services:
+        run_id = await services.suites.create(name)
+        total = len(services.suites.list_prompts(name))
+        with click.progressbar(length=total, label=f"suite {name}", show_pos=True) as bar:
+
+            def advance(done: int, _total: int) -> None:
+                bar.update(done - bar.pos)
+
+            await services.suites.run(run_id, advance)
+        view = await services.suites.get(run_id)
+    lines = [f"run {view.run_id}: {view.status}, {view.completed} of {view.total} judged"]
+    lines += [f"  {t.model}: {t.wins} won, {t.losses} lost, {t.ties} tied" for t in view.tally]
+    if view.unparseable or view.failed:
+        lines.append(f"  {view.unparseable} unreadable verdicts, {view.failed} failed prompts")
+    if view.cost_usd is not None:
+        lines.append(f"  cost ${view.cost_usd:.6f}")
+    return view.status, "\n".join(lines)
+
+
+@suite.command("run")
+@click.argument("name")
+def suite_run(name: str) -> None:
+    """Run suite NAME here and now: each prompt a headless round, judged; a progress bar."""
+    settings = _settings(serving=True)
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=True)
+        try:
+            status, report = asyncio.run(
+                _run_suite(dataclasses.replace(settings, database_url=url), name)
+            )
+        except ArenaError as exc:
+            _fail(exc.message)
+            return
+    click.echo(report)
+    if status != "done":
+        sys.exit(1)
 
 
 def main() -> None:

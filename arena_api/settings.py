@@ -451,6 +451,14 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "ARENA_SUITES_DIR",
+        "suites",
+        "Folder of eval suites (`*.yaml`), loaded at start; a broken file is reported and skipped.",
+        _path(),
+        attr="suites_dir",
+        group="arena",
+    ),
+    _setting(
         "ARENA_JOIN_WINDOW_MS",
         "2000",
         "How long the first of two sibling requests waits for its pair; 0 disables slot join.",
@@ -711,6 +719,7 @@ class Settings:
     default_model: str | None
     judge_timeout_s: float
     autojudge_rate: float
+    suites_dir: Path
     join_window_ms: int
     join_max_pending: int
     join_max_queued_events: int

@@ -15,10 +15,12 @@ from arena_app.live import live_app
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
 from arena_app.pages.shared import shared_matchup
+from arena_app.pages.suites import suites_page
 from arena_app.state.arena import ArenaState
 from arena_app.state.insights import InsightsState
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.shared import SharedState
+from arena_app.state.suites import SuitesState
 
 
 @contextlib.asynccontextmanager
@@ -57,6 +59,12 @@ app.add_page(
     route=routes.SHARED_MATCHUP,
     title="A matchup · Arena",
     on_load=SharedState.load,
+)
+app.add_page(
+    suites_page,
+    route=routes.SUITES,
+    title="Suites · Arena",
+    on_load=SuitesState.load,
 )
 _LOADERS = {
     "rankings": InsightsState.load_rankings,

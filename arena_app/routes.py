@@ -11,6 +11,7 @@ INSIGHT_TABS: tuple[tuple[str, str], ...] = (
     ("activity", "Activity"),
 )
 SHARED_MATCHUP = "/m/[matchup_id]"
+SUITES = "/suites"
 
 
 def insights_tab(tab: str) -> str:

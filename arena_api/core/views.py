@@ -51,6 +51,14 @@ __all__ = [
     "StyleEffect",
     "StyleRatedModel",
     "StyleUnit",
+    "SuiteDiffRow",
+    "SuiteDiffView",
+    "SuiteResultView",
+    "SuiteRunView",
+    "SuiteRunsView",
+    "SuiteSummaryView",
+    "SuiteTally",
+    "SuitesView",
     "SummaryView",
     "TurnView",
     "VOTE_METHODS",
@@ -139,6 +147,80 @@ class JudgeReveal(View):
     models: RevealedModels | None
     continuable: bool
     conversation_id: str | None
+
+
+class SuiteSummaryView(View):
+    name: str
+    description: str
+    prompts: int
+    #: The suite's fixed pair, if it names one.
+    models: list[str] | None
+
+
+class SuitesView(View):
+    """The loaded suites, and one line per suite file that did not load."""
+
+    suites: list[SuiteSummaryView]
+    errors: list[str]
+
+
+class SuiteResultView(View):
+    index: int
+    prompt: str
+    category: str | None
+    reference: str | None
+    #: ``A``/``B`` (that slot won), ``tie``, ``both_bad``, ``unparseable`` or ``failed``.
+    outcome: str
+    winner: str | None
+    models: list[str]
+    matchup_id: str | None
+    cost_usd: float | None
+    error: str | None
+
+
+class SuiteTally(View):
+    model: str
+    wins: int
+    losses: int
+    ties: int
+
+
+class SuiteRunView(View):
+    run_id: str
+    suite: str
+    #: ``running``, ``done``, ``failed`` or ``interrupted`` (resumable).
+    status: str
+    total: int
+    completed: int
+    progress: float
+    cost_usd: float | None
+    error: str | None
+    created_at: Instant
+    finished_at: Instant | None
+    tally: list[SuiteTally]
+    unparseable: int
+    failed: int
+    results: list[SuiteResultView]
+
+
+class SuiteRunsView(View):
+    runs: list[SuiteRunView]
+
+
+class SuiteDiffRow(View):
+    prompt: str
+    a: SuiteResultView | None
+    b: SuiteResultView | None
+    #: The winner (or the tie) differs between the runs, or only one run has the prompt.
+    changed: bool
+
+
+class SuiteDiffView(View):
+    a: SuiteRunView
+    b: SuiteRunView
+    changed: int
+    unchanged: int
+    prompts: list[SuiteDiffRow]
 
 
 class MatchupView(View):

@@ -33,6 +33,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 
 __all__ = [
+    "suite_results",
+    "suite_runs",
     "autojudge_claims",
     "conversations",
     "external_chats",
@@ -578,3 +580,55 @@ model_cost_daily = Table(
 """Every answer (failed ones too: they may have cost something) per UTC day of
 ``responses.created_at`` and model: its tokens, its cost, how many had prices to cost them and
 how many counts were estimated rather than reported by the provider."""
+
+suite_runs = Table(
+    "suite_runs",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("suite", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("total", Integer, nullable=False),
+    Column("completed", Integer, nullable=False, server_default=text("0")),
+    #: The suite's prompts as the run started (a later edit of the file does not change it).
+    Column("prompts", JSONB, nullable=False),
+    Column("models", JSONB, nullable=True),
+    Column("error", Text, nullable=True),
+    _created_at(),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint("status IN ('running', 'done', 'failed', 'interrupted')", name="status"),
+    CheckConstraint("completed >= 0 AND completed <= total", name="progress"),
+    Index("suite_runs_suite_idx", "suite", "created_at"),
+)
+"""One run of an eval suite: its prompts, progress and status."""
+
+suite_results = Table(
+    "suite_results",
+    metadata,
+    Column(
+        "run_id",
+        UUID(as_uuid=True),
+        ForeignKey("suite_runs.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("prompt_index", Integer, primary_key=True),
+    Column(
+        "matchup_id",
+        UUID(as_uuid=True),
+        ForeignKey("matchups.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    Column("outcome", Text, nullable=False),
+    Column(
+        "winner_model_id",
+        UUID(as_uuid=True),
+        ForeignKey("models.id", ondelete="SET NULL"),
+        nullable=True,
+    ),
+    Column("cost_usd", Numeric(18, 9), nullable=True),
+    Column("error", Text, nullable=True),
+    _created_at(),
+    CheckConstraint(
+        "outcome IN ('A', 'B', 'tie', 'both_bad', 'unparseable', 'failed')", name="outcome"
+    ),
+)
+"""A suite run's verdict on one of its prompts (its round, the judged outcome, the cost)."""

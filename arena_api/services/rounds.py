@@ -106,6 +106,8 @@ class RoundOptions:
             (``joinKey`` required); see ``start_round``.
         protocol: the wire protocol the round is framed in (``ui`` for the Reflex page), for
             the metrics.
+        pair: these two models for a blind matchup instead of the matchmaker's draw (a
+            suite's fixed pair); which is A is still drawn at random.
     """
 
     plan: Plan | None = None
@@ -113,6 +115,7 @@ class RoundOptions:
     context: tuple[ChatMessage, ...] = ()
     slot: Slot | None = None
     protocol: str = "sse"
+    pair: tuple[ModelEntry, ModelEntry] | None = None
 
 
 @dataclass
@@ -385,8 +388,11 @@ class ArenaService:
         elif request.models is not None:
             slot_a, slot_b = _named_pair(roster, request.models)
         else:
-            stats = await self._repo.snapshot()
-            first, second = self._matchmaker.pick_pair(roster, stats, self._rng)
+            if options and options.pair:
+                first, second = options.pair
+            else:
+                stats = await self._repo.snapshot()
+                first, second = self._matchmaker.pick_pair(roster, stats, self._rng)
             slot_a, slot_b = (first, second) if self._rng.random() < 0.5 else (second, first)
         runs = (
             SlotRun("A", slot_a, self._provider_for(slot_a)),

@@ -23,6 +23,7 @@ def layout(*children: rx.Component) -> rx.Component:
             ),
             _nav_link("Arena", routes.ARENA),
             _nav_link("Insights", routes.INSIGHTS),
+            _nav_link("Suites", routes.SUITES),
             rx.spacer(),
             rx.cond(
                 AccessState.private,

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -65,3 +66,31 @@ def test_db_seed_is_idempotent_from_the_command_line(fresh_database: Callable[[]
 
     assert first.returncode == 0 and "4 new, 0 kept, 0 disabled" in first.stdout
     assert second.returncode == 0 and "0 new, 4 kept, 0 disabled" in second.stdout
+
+
+def test_suite_list_and_run_from_the_command_line(
+    fresh_database: Callable[[], str], tmp_path: Path
+) -> None:
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "tiny.yaml").write_text(
+        "name: tiny\nprompts:\n  - prompt: Say hello.\n  - prompt: Say goodbye.\n"
+    )
+    (suites / "broken.yaml").write_text("name: broken\n")
+    env = {
+        "DATABASE_URL": fresh_database(),
+        "ARENA_SUITES_DIR": str(suites),
+        "ARENA_MOCK_PROVIDER": "1",
+        "ARENA_ALLOW_DEV_SECRET": "1",
+        "ARENA_DATA_DIR": str(tmp_path / "data"),
+    }
+
+    listed = _arena("suite", "list", **env)
+    ran = _arena("suite", "run", "tiny", **env)
+    unknown = _arena("suite", "run", "nope", **env)
+
+    assert listed.returncode == 0 and "tiny: 2 prompts" in listed.stdout
+    assert "broken.yaml:1: prompts: Field required" in listed.stderr
+    assert ran.returncode == 0, ran.stderr
+    assert "done, 2 of 2 judged" in ran.stdout and "cost $" in ran.stdout
+    assert unknown.returncode != 0 and "No suite is named 'nope'" in unknown.stderr
