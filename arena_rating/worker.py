@@ -345,7 +345,7 @@ class RatingWorker:
             (screen.stats.n_sessions, int(screen.flagged.sum())) if screen is not None else (0, 0)
         )
         for population, votes in snapshot.populations.items():
-            await self._population_pass(conn, population, votes, clock)
+            await self._population_pass(conn, population, votes, clock, history=history)
         if not aggregated.model_ids:
             _log.info(
                 "no comparisons to rate yet (%s votes read, %s skips); nothing written",
@@ -406,6 +406,8 @@ class RatingWorker:
         population: str,
         votes: AggregatedVotes | None,
         clock: _Stopwatch,
+        *,
+        history: bool,
     ) -> None:
         """Fit another population's votes (cold: it has no warm state of its own), for the
         leaderboard that asks for it; without votes its rows are cleared."""
@@ -419,7 +421,7 @@ class RatingWorker:
                 f"{votes.votes:,}",
                 len(rows.model_ids),
             )
-        await write_population(conn, population, rows)
+        await write_population(conn, population, rows, history=history)
         clock.lap(population)
 
     def _summarise(self, aggregated: AggregatedVotes, fit: RaoKupperFit) -> RatingReport:

@@ -191,9 +191,16 @@ async def record_pass(
         await conn.execute(delete(rating_passes).where(rating_passes.c.id <= newest - PASSES_KEPT))
 
 
-async def write_population(conn: AsyncConnection, population: str, rows: RatingRows | None) -> None:
+#: The populations whose boards keep a history beside the people's (``human``).
+HISTORY_POPULATIONS = ("judge", "all")
+
+
+async def write_population(
+    conn: AsyncConnection, population: str, rows: RatingRows | None, *, history: bool = False
+) -> None:
     """Make ``model_population_ratings`` hold exactly ``rows`` for ``population`` (none: clear
-    it), in one transaction."""
+    it) and, with ``history`` for a population that keeps one, append ``rows`` to
+    ``model_rating_history``, in one transaction."""
     table = model_population_ratings
     async with conn.begin():
         computed_at = await _now(conn)
@@ -201,6 +208,8 @@ async def write_population(conn: AsyncConnection, population: str, rows: RatingR
         if rows is not None and rows.model_ids:
             records = _records(rows, _RATING_COLUMNS, computed_at, population=population)
             await conn.execute(insert(table).values(records))
+            if history and population in HISTORY_POPULATIONS:
+                await conn.execute(insert(model_rating_history).values(records))
 
 
 async def write_style(

@@ -1,9 +1,13 @@
-"""eval suite runs: one row per run, one per prompt it has judged
+"""eval suite runs (one row per run, one per prompt it has judged), and a rating history per
+population of votes
 
 A run walks its suite's prompts one after another; each prompt's round and verdict land in
 ``suite_results`` (one row per prompt index, so a resumed run never repeats one) and the run's
 progress, status and cost in ``suite_runs``. A run that was ``running`` when its server
 stopped is marked ``interrupted`` at the next start and can be resumed.
+
+``model_rating_history`` gains ``population`` (``human``, the people's board as before, or
+``judge`` / ``all``), so the history of every population's board can be read.
 
 Revision ID: 0011
 Revises: 0010
@@ -25,6 +29,21 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    op.add_column(
+        "model_rating_history",
+        sa.Column("population", sa.Text(), server_default=sa.text("'human'"), nullable=False),
+    )
+    op.create_check_constraint(
+        op.f("model_rating_history_population_check"),
+        "model_rating_history",
+        "population IN ('human', 'judge', 'all')",
+    )
+    op.drop_constraint(op.f("model_rating_history_pkey"), "model_rating_history", type_="primary")
+    op.create_primary_key(
+        op.f("model_rating_history_pkey"),
+        "model_rating_history",
+        ["population", "model_id", "computed_at"],
+    )
     op.create_table(
         "suite_runs",
         sa.Column("id", sa.UUID(), nullable=False),
@@ -88,6 +107,15 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.execute("DELETE FROM model_rating_history WHERE population <> 'human'")
+    op.drop_constraint(op.f("model_rating_history_pkey"), "model_rating_history", type_="primary")
+    op.create_primary_key(
+        op.f("model_rating_history_pkey"), "model_rating_history", ["model_id", "computed_at"]
+    )
+    op.drop_constraint(
+        op.f("model_rating_history_population_check"), "model_rating_history", type_="check"
+    )
+    op.drop_column("model_rating_history", "population")
     op.drop_table("suite_results")
     op.drop_index("suite_runs_suite_idx", table_name="suite_runs")
     op.drop_table("suite_runs")

@@ -264,7 +264,7 @@ SELECT coalesce(json_agg(json_build_object(
 # A refit stamps all its rows with one ``computed_at``. To thin a long history, the range of
 # refits is cut into :points equal spans and each span keeps its last refit.
 _THINNED_HISTORY_WHERE = """
- WHERE computed_at IN (
+ WHERE population = :votes AND computed_at IN (
    WITH refits AS (SELECT DISTINCT computed_at FROM model_rating_history {where}),
         span AS (SELECT min(computed_at) AS lo, max(computed_at) AS hi FROM refits)
    SELECT max(r.computed_at)
@@ -484,15 +484,13 @@ class PostgresAnalytics:
     async def rating_history(
         self, since: datetime | None, points: int | None = None, votes: Votes = "human"
     ) -> RatingHistoryView:
-        if votes != "human":  # a history is kept of the people's board only
-            async with self._engine.connect() as conn:
-                return RatingHistoryView(models=await _enabled(conn), points=[])
-        where = "" if since is None else "WHERE computed_at >= :since"
+        where = "WHERE population = :votes"
+        if since is not None:
+            where += " AND computed_at >= :since"
         if points is not None:
             where = _THINNED_HISTORY_WHERE.format(where=where)
+        params = {"since": since, "points": points, "votes": votes}
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
-            rows = await conn.execute(
-                text(_HISTORY.format(where=where)), {"since": since, "points": points}
-            )
+            rows = await conn.execute(text(_HISTORY.format(where=where)), params)
         return RatingHistoryView(models=models, points=_POINTS.validate_json(rows.scalar_one()))

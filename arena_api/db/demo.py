@@ -668,11 +668,11 @@ async def _remove_previous_demo(conn: asyncpg.Connection) -> int:
         "SELECT EXISTS (SELECT 1 FROM matchups WHERE harness_version <> 'demo')"
     )
     if not others:
-        # external_chats, the judge's verdicts and claims only ever point at real (non-demo)
-        # rounds, so they are empty here.
+        # external_chats, the judge's verdicts and claims and suite results only ever point at
+        # real (non-demo) rounds, so they are empty here.
         await conn.execute(
             "TRUNCATE preferences, responses, turns, external_chats, judge_verdicts, "
-            "autojudge_claims, matchups, conversations"
+            "autojudge_claims, suite_results, matchups, conversations"
         )
         return int(demo)
     await conn.execute(

@@ -385,8 +385,11 @@ model_rating_history = Table(
     metadata,
     _rated_model_fk(primary_key=False),
     *_rating_columns(),
-    PrimaryKeyConstraint("model_id", "computed_at"),
+    #: Whose votes the board was fitted to: people's, or the judge's / everyone's population.
+    Column("population", Text, nullable=False, server_default=text("'human'")),
+    PrimaryKeyConstraint("population", "model_id", "computed_at"),
     *_rating_checks(),
+    CheckConstraint("population IN ('human', 'judge', 'all')", name="population"),
     Index("model_rating_history_computed_idx", "computed_at"),
 )
 

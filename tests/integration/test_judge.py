@@ -277,6 +277,12 @@ async def test_every_read_counts_the_population_it_is_asked_for(
             for votes in ("human", "judge", "all")
         }
         default = (await arena.client.get("/api/arena/leaderboard")).json()
+        histories = {
+            votes: (
+                await arena.client.get(f"/api/arena/analytics/rating-history?votes={votes}")
+            ).json()["points"]
+            for votes in ("human", "judge", "all")
+        }
         bad = await arena.client.get("/api/arena/analytics/summary?votes=robots")
         named_judge = await arena.client.get("/api/arena/leaderboard?votes=judge&include=named")
 
@@ -302,3 +308,8 @@ async def test_every_read_counts_the_population_it_is_asked_for(
         "votes": ["must be human, judge or all"]
     }
     assert named_judge.status_code == 400
+    # Each population's board keeps its own history: two models, one refit each.
+    assert {v: len(points) for v, points in histories.items()} == {"human": 2, "judge": 2, "all": 2}
+    judge_ratings = {p["modelId"]: p["rating"] for p in histories["judge"]}
+    board_ratings = {m["id"]: m["rating"] for m in reads["judge"]["board"]["models"]}
+    assert judge_ratings == pytest.approx(board_ratings)
