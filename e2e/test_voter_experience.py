@@ -245,7 +245,9 @@ async def test_the_judge_votes_and_its_verdict_shows_with_the_reveal(
     await page.get_by_test_id("ask-judge").click()
 
     await expect(page.get_by_test_id("judge-verdict")).to_contain_text(
-        re.compile(r"^Judged by Mock Judge: (A is better|B is better|Both good) · cost \$0\.\d+$")
+        re.compile(
+            r"^Judged by Mock Judge: (A is better|B is better|Both are good) · cost \$0\.\d+$"
+        )
     )
     await expect(page.get_by_test_id("reveal-A")).to_be_visible()
     await expect(page.get_by_test_id("vote-left")).to_be_disabled()
