@@ -127,18 +127,9 @@ class PostgresSuiteRuns:
             if row is None:
                 return None
             results = await conn.fetch(_RESULTS, run_id)
-        return SuiteRunRecord(
-            id=row["id"],
-            suite=row["suite"],
-            status=row["status"],
-            total=row["total"],
-            completed=row["completed"],
+        return _run(
+            row,
             prompts=json.loads(row["prompts"]),
-            models=None if row["models"] is None else json.loads(row["models"]),
-            error=row["error"],
-            created_at=row["created_at"],
-            finished_at=row["finished_at"],
-            cost_usd=row["cost_usd"],
             results=tuple(
                 SuiteResultRecord(
                     prompt_index=r["prompt_index"],
@@ -164,20 +155,23 @@ class PostgresSuiteRuns:
                 suite,
                 limit,
             )
-        return [
-            SuiteRunRecord(
-                id=r["id"],
-                suite=r["suite"],
-                status=r["status"],
-                total=r["total"],
-                completed=r["completed"],
-                prompts=[],
-                models=None if r["models"] is None else json.loads(r["models"]),
-                error=r["error"],
-                created_at=r["created_at"],
-                finished_at=r["finished_at"],
-                cost_usd=r["cost_usd"],
-                results=(),
-            )
-            for r in rows
-        ]
+        return [_run(r, prompts=[], results=()) for r in rows]
+
+
+def _run(
+    row: asyncpg.Record, *, prompts: list[dict[str, Any]], results: tuple[SuiteResultRecord, ...]
+) -> SuiteRunRecord:
+    return SuiteRunRecord(
+        id=row["id"],
+        suite=row["suite"],
+        status=row["status"],
+        total=row["total"],
+        completed=row["completed"],
+        prompts=prompts,
+        models=None if row["models"] is None else json.loads(row["models"]),
+        error=row["error"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+        cost_usd=row["cost_usd"],
+        results=results,
+    )
