@@ -42,6 +42,7 @@ from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresJudgements
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.suites import PostgresSuiteRuns
+from arena_api.language import detect_language
 from arena_api.metrics import ArenaMetrics
 from arena_api.providers import ProviderRegistry, build_registry, make_session
 from arena_api.roster import RosterError, load_roster
@@ -159,6 +160,7 @@ def build_arena(
             harness_version=settings.harness_version,
         ),
         observer=observer,
+        language=detect_language,
     )
 
 
@@ -240,6 +242,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         http = make_session()
         stack.push_async_callback(http.close)
         metrics = ArenaMetrics()
+        await asyncio.to_thread(detect_language, "warm the language model up")
         secret = token_secret(settings)
         providers = build_registry(settings, http)
         arena = build_arena(settings, engine, pool, http, metrics, secret, providers)

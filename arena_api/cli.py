@@ -413,6 +413,33 @@ def show_settings(markdown: bool, env_example: bool) -> None:
             click.echo(f"{name} = {value!r}")
 
 
+@db.command("backfill-categories")
+@click.option("--batch", type=click.IntRange(min=1), default=5_000, show_default=True)
+def db_backfill_categories(batch: int) -> None:
+    """Classify the stored rounds that have no categories yet (categories, language, key)."""
+    settings = _settings()
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        done = asyncio.run(_backfill(url, batch))
+    click.echo(f"arena: {done:,} rounds classified")
+
+
+async def _backfill(url: str, batch: int) -> int:
+    from arena_api.db.categories import backfill_categories, unclassified_rounds
+    from arena_api.db.repository import create_pool
+    from arena_api.language import detect_language
+
+    pool = await create_pool(url, max_size=2)
+    try:
+        total = await unclassified_rounds(pool)
+        with click.progressbar(length=total, label="classifying rounds", show_pos=True) as bar:
+            return await backfill_categories(
+                pool, detect_language, batch=batch, progress=bar.update
+            )
+    finally:
+        await pool.close()
+
+
 @cli.group()
 def suite() -> None:
     """Eval suites (ARENA_SUITES_DIR): list them, run one."""

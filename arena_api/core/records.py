@@ -51,6 +51,10 @@ class NewRound:
     token_hash: str
     harness_version: str
     mode: StoredMode
+    #: What the prompt is about (``core.categories``), its language and normalised key.
+    categories: tuple[str, ...] = ()
+    language: str = "und"
+    prompt_key: str = ""
 
 
 @dataclass(frozen=True)

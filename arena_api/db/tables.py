@@ -30,7 +30,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 __all__ = [
     "suite_results",
@@ -128,6 +128,11 @@ matchups = Table(
     Column("matchup_token_hash", Text, nullable=False),
     Column("harness_version", Text, nullable=False, server_default=text("'v1'")),
     Column("mode", Text, nullable=False, server_default=text("'blind'")),
+    #: What the prompt is about (``arena_api.core.categories``), its language (ISO 639, or
+    #: ``und``) and its normalised key; NULL on rounds stored before they were classified.
+    Column("categories", ARRAY(Text), nullable=True),
+    Column("language", Text, nullable=True),
+    Column("prompt_key", Text, nullable=True),
     Column("steers", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
     _created_at(),
     CheckConstraint("model_a_id <> model_b_id", name="distinct_models"),
@@ -136,6 +141,7 @@ matchups = Table(
     # Lets the rating process ask whether any named round exists without reading the rest.
     Index("matchups_named_idx", "id", postgresql_where=text("mode = 'named'")),
     Index("matchups_shadow_idx", "created_at", postgresql_where=text("mode = 'shadow'")),
+    Index("matchups_unclassified_idx", "id", postgresql_where=text("categories IS NULL")),
 )
 
 responses = Table(

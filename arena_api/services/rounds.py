@@ -14,11 +14,12 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from arena_api.core.arena import ArenaCore, SlotRun
+from arena_api.core.categories import classify, prompt_key
 from arena_api.core.control import LiveMatchup, MatchupRegistry
 from arena_api.core.conversation import next_turn
 from arena_api.core.errors import (
@@ -172,6 +173,7 @@ class ArenaService:
         max_queued_events: int = 4096,
         rng: random.Random | None = None,
         observer: RoundObserver | None = None,
+        language: Callable[[str], str] | None = None,
     ) -> None:
         self._repo = repository
         self._providers = providers
@@ -187,6 +189,8 @@ class ArenaService:
         self._tasks: set[asyncio.Task[None]] = set()
         self._draining = False
         self._observer: RoundObserver = observer or NoObserver()
+        #: The prompt's language (an ISO 639 code, or ``und``): the adapter ``app.py`` picks.
+        self._language = language or (lambda _: "und")
         self.registry = MatchupRegistry()
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -423,6 +427,9 @@ class ArenaService:
                 token_hash=token_hash(token or secrets.token_urlsafe(32)),
                 harness_version=self._policy.harness_version,
                 mode="shadow" if plan == "shadow" else request.mode,
+                categories=classify(request.prompt, turn_index=turn_index),
+                language=self._language(request.prompt),
+                prompt_key=prompt_key(request.prompt),
             )
         )
         named = request.models is not None
