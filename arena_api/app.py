@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import hashlib
+import hmac
 import logging
 import os
 import time
@@ -51,6 +53,7 @@ from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health, lifecycle, login
+from arena_api.routes import export as export_routes
 from arena_api.routes import judge as judge_routes
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
@@ -64,6 +67,7 @@ from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
 from arena_api.services.access import AccessService
 from arena_api.services.autojudge import AutoJudge
+from arena_api.services.export import VoteExport
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.suites import SuiteService
 from arena_api.settings import Settings, load_settings
@@ -101,6 +105,7 @@ class Services:
     metrics: ArenaMetrics
     judge: JudgeService
     suites: SuiteService
+    export: VoteExport
     access: AccessService
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
@@ -192,6 +197,14 @@ def load_judge(settings: Settings) -> JudgeModel | None:
         prices=prices,
     )
     return JudgeModel(model=model, template=judge.prompt or DEFAULT_PROMPT, swap=judge.swap)
+
+
+def export_salt(settings: Settings, secret: bytes) -> bytes:
+    """``ARENA_EXPORT_SALT``, or one derived from the token secret (stable for the deployment,
+    so one session keeps one name across exports)."""
+    if settings.export_salt is not None:
+        return settings.export_salt.reveal().encode()
+    return hmac.new(secret, b"arena-export-salt", hashlib.sha256).digest()
 
 
 def _load_suites(settings: Settings) -> SuiteLoad:
@@ -289,6 +302,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             metrics=metrics,
             judge=judge,
             suites=suites,
+            export=VoteExport(pool, export_salt(settings, secret)),
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,
@@ -343,6 +357,7 @@ def api_routes() -> list[BaseRoute]:
         *arena_routes.routes,
         *judge_routes.routes,
         *suite_routes.routes,
+        *export_routes.routes,
         *analytics_routes.routes,
         *control_routes.routes,
         *model_routes.routes,

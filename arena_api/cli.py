@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -435,6 +436,81 @@ async def _backfill(url: str, batch: int) -> int:
         with click.progressbar(length=total, label="classifying rounds", show_pos=True) as bar:
             return await backfill_categories(
                 pool, detect_language, batch=batch, progress=bar.update
+            )
+    finally:
+        await pool.close()
+
+
+def _instant(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        _fail(f"--{name} must be an ISO 8601 date or instant, e.g. 2026-11-01 or 2026-11-01T09:00Z")
+        raise
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@cli.command("export")
+@click.option("--since", default=None, help="Votes cast at or after (ISO 8601; UTC if no zone).")
+@click.option("--until", default=None, help="Votes cast before (ISO 8601; UTC if no zone).")
+@click.option(
+    "--format", "kind", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True
+)
+@click.option("--include-text", is_flag=True, help="Add the prompts and the answers.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="The file to write (default: votes.jsonl or votes.parquet).",
+)
+def export_votes(
+    since: str | None, until: str | None, kind: str, include_text: bool, output: Path | None
+) -> None:
+    """Open vote data: one row per vote (models, outcome, mode, method, categories, style
+    features, timings, anonymised session), streamed to a file with a progress bar."""
+    start, end = _instant(since, "since"), _instant(until, "until")
+    path = output or Path(f"votes.{kind}")
+    settings = _settings(serving=True)
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        try:
+            written = asyncio.run(
+                _export(settings, url, path, start, end, include_text, kind == "parquet")
+            )
+        except ArenaError as exc:
+            _fail(exc.message)
+            return
+    click.echo(f"arena: {written:,} votes written to {path}")
+
+
+async def _export(
+    settings: Settings,
+    url: str,
+    path: Path,
+    since: datetime | None,
+    until: datetime | None,
+    include_text: bool,
+    parquet: bool,
+) -> int:
+    from arena_api.app import export_salt, token_secret
+    from arena_api.db.repository import create_pool
+    from arena_api.services.export import VoteExport
+
+    pool = await create_pool(url, max_size=2)
+    try:
+        export = VoteExport(pool, export_salt(settings, token_secret(settings)))
+        total = await export.count(since, until)
+        with click.progressbar(length=total, label="exporting votes", show_pos=True) as bar:
+            return await export.write(
+                path,
+                since=since,
+                until=until,
+                include_text=include_text,
+                parquet=parquet,
+                progress=bar.update,
             )
     finally:
         await pool.close()

@@ -459,6 +459,15 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "ARENA_EXPORT_SALT",
+        None,
+        "Salt of the session hashes in vote exports (`arena export`, `GET /api/arena/export`). "
+        "Unset: derived from the token secret, so a session keeps one name across exports.",
+        _secret(min_len=16),
+        attr="export_salt",
+        group="arena",
+    ),
+    _setting(
         "ARENA_JOIN_WINDOW_MS",
         "2000",
         "How long the first of two sibling requests waits for its pair; 0 disables slot join.",
@@ -720,6 +729,7 @@ class Settings:
     judge_timeout_s: float
     autojudge_rate: float
     suites_dir: Path
+    export_salt: Secret | None
     join_window_ms: int
     join_max_pending: int
     join_max_queued_events: int

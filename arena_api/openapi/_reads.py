@@ -21,7 +21,42 @@ _VOTES = param(
     "Whose votes to count: people's, the judge model's, or both.",
 )
 
+_EXPORT = Operation(
+    "get",
+    "/api/arena/export",
+    "exportVotes",
+    "Every vote as a row of JSON Lines (API token holders only)",
+    "reads",
+    {
+        "200": {
+            "description": "One JSON object per line: the vote's models, outcome, mode, method, "
+            "categories, language, style features, timings and anonymised session (and, with "
+            "`includeText`, the prompt and answers).",
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+        }
+    },
+    errors=(400, 403, 503),
+    parameters=(
+        _SINCE,
+        param(
+            "query",
+            "until",
+            {"type": "string", "format": "date-time"},
+            "Only votes cast before this ISO 8601 instant (a timezone is required).",
+        ),
+        param(
+            "query",
+            "includeText",
+            {"type": "string", "enum": ["true", "false"], "default": "false"},
+            "Add the prompts and the answers.",
+        ),
+    ),
+    description="403 `api_token_required`: the request carried no `ARENA_API_TOKENS` token "
+    "(also when none is configured).",
+)
+
 READ_OPERATIONS: tuple[Operation, ...] = (
+    _EXPORT,
     Operation(
         "get",
         "/api/arena/matchups/{matchup_id}",

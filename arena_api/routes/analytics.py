@@ -39,34 +39,34 @@ def _reads(request: Request) -> ReadService:
     return request.app.state.services.reads  # type: ignore[no-any-return]
 
 
-def parse_since(params: QueryParams) -> datetime | None:
-    """The ``since`` parameter as an aware datetime, or ``None`` when absent.
+def parse_since(params: QueryParams, name: str = "since") -> datetime | None:
+    """The ``since`` (or ``name``) parameter as an aware datetime, or ``None`` when absent.
 
     Raises:
         InvalidRequest: it is not an ISO 8601 timestamp, has no timezone, or is not an instant
             in years 1 to 9999 once in UTC.
     """
-    raw = params.get("since")
+    raw = params.get(name)
     if raw is None:
         return None
     try:
         value = datetime.fromisoformat(_LOST_PLUS.sub(r"\1+\2", raw.strip()))
     except ValueError:
         raise InvalidRequest(
-            "since must be an ISO 8601 timestamp with a timezone",
-            details={"since": ["not an ISO 8601 timestamp"]},
+            f"{name} must be an ISO 8601 timestamp with a timezone",
+            details={name: ["not an ISO 8601 timestamp"]},
         ) from None
     if value.utcoffset() is None:
         raise InvalidRequest(
-            "since must be an ISO 8601 timestamp with a timezone",
-            details={"since": ["needs a timezone, e.g. Z"]},
+            f"{name} must be an ISO 8601 timestamp with a timezone",
+            details={name: ["needs a timezone, e.g. Z"]},
         )
     try:
         # In UTC, as the database compares it: 0001-01-01T00:00+01:00 is before year 1.
         return value.astimezone(UTC)
     except OverflowError:
         raise InvalidRequest(
-            "since is out of range", details={"since": ["must fall within years 1 to 9999 UTC"]}
+            f"{name} is out of range", details={name: ["must fall within years 1 to 9999 UTC"]}
         ) from None
 
 

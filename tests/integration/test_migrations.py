@@ -101,7 +101,20 @@ _SUMMARIES = (
 
 @pytest.mark.parametrize(
     "start",
-    ["0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011"],
+    [
+        "0001",
+        "0002",
+        "0003",
+        "0004",
+        "0005",
+        "0006",
+        "0007",
+        "0008",
+        "0009",
+        "0010",
+        "0011",
+        "0012",
+    ],
 )
 async def test_a_database_with_data_at_any_earlier_revision_upgrades_to_head_keeping_it(
     fresh_database: Callable[[], str], start: str

@@ -1,0 +1,115 @@
+"""Every vote as one flat row, streamed from PostgreSQL through a server-side cursor.
+
+Memory stays bounded whatever the number of votes: rows arrive ``batch`` at a time and are
+handed on before the next batch is read. Rows are in vote order (``created_at``, then id).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+
+__all__ = ["EXPORT_COLUMNS", "TEXT_COLUMNS", "count_votes", "stream_votes"]
+
+#: The columns of a row, in order (``TEXT_COLUMNS`` only with the prompts and answers).
+EXPORT_COLUMNS = (
+    "vote_id",
+    "matchup_id",
+    "voted_at",
+    "outcome",
+    "winner_slot",
+    "mode",
+    "method",
+    "categories",
+    "language",
+    "model_a_id",
+    "model_a",
+    "model_b_id",
+    "model_b",
+    "session",
+    "a_output_tokens",
+    "b_output_tokens",
+    "a_markdown_density",
+    "b_markdown_density",
+    "a_ttft_ms",
+    "b_ttft_ms",
+    "a_duration_ms",
+    "b_duration_ms",
+    "a_failed",
+    "b_failed",
+)
+TEXT_COLUMNS = ("prompt", "answer_a", "answer_b")
+
+_WHERE = """
+ WHERE ($1::timestamptz IS NULL OR p.created_at >= $1)
+   AND ($2::timestamptz IS NULL OR p.created_at < $2)
+"""
+
+_ROWS = """
+SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS outcome,
+       CASE p.vote WHEN 'left' THEN 'A' WHEN 'right' THEN 'B' END AS winner_slot,
+       m.mode, p.method, m.categories, m.language,
+       ma.id AS model_a_id, ma.display_name AS model_a,
+       mb.id AS model_b_id, mb.display_name AS model_b,
+       p.anonymous_session_id AS session,
+       ra.output_token_count AS a_output_tokens, rb.output_token_count AS b_output_tokens,
+       ra.markdown_density AS a_markdown_density, rb.markdown_density AS b_markdown_density,
+       ra.ttft_ms AS a_ttft_ms, rb.ttft_ms AS b_ttft_ms,
+       ra.stream_duration_ms AS a_duration_ms, rb.stream_duration_ms AS b_duration_ms,
+       ra.error IS NOT NULL AS a_failed, rb.error IS NOT NULL AS b_failed
+       {text}
+  FROM preferences p
+  JOIN matchups m ON m.id = p.matchup_id
+  JOIN models ma ON ma.id = m.slot_a_model_id
+  JOIN models mb ON mb.id = m.slot_b_model_id
+  LEFT JOIN responses ra ON ra.matchup_id = m.id AND ra.slot = 'A'
+  LEFT JOIN responses rb ON rb.matchup_id = m.id AND rb.slot = 'B'
+{where}
+ ORDER BY p.created_at, p.id
+"""
+_TEXT = ", m.prompt, ra.content AS answer_a, rb.content AS answer_b"
+
+
+async def count_votes(pool: asyncpg.Pool, since: datetime | None, until: datetime | None) -> int:
+    async with pool.acquire() as conn:
+        count: int = await conn.fetchval(
+            f"SELECT count(*) FROM preferences p {_WHERE}", since, until
+        )
+    return count
+
+
+def _anonymise(salt: bytes, session: str | None) -> str | None:
+    """A session as a salted hash: the same session is one name across the export, and no
+    one without the salt can tell which session it was."""
+    if session is None:
+        return None
+    return hmac.new(salt, session.encode(), hashlib.sha256).hexdigest()[:24]
+
+
+async def stream_votes(
+    pool: asyncpg.Pool,
+    *,
+    since: datetime | None,
+    until: datetime | None,
+    include_text: bool,
+    salt: bytes,
+    batch: int = 5_000,
+) -> AsyncIterator[list[dict[str, Any]]]:
+    """The votes cast in ``[since, until)``, ``batch`` rows at a time."""
+    query = _ROWS.format(text=_TEXT if include_text else "", where=_WHERE)
+    async with pool.acquire() as conn, conn.transaction(readonly=True):
+        rows: list[dict[str, Any]] = []
+        async for record in conn.cursor(query, since, until, prefetch=batch):
+            row = dict(record)
+            row["session"] = _anonymise(salt, row["session"])
+            rows.append(row)
+            if len(rows) >= batch:
+                yield rows
+                rows = []
+        if rows:
+            yield rows

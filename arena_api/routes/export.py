@@ -1,0 +1,47 @@
+"""``GET /api/arena/export``: the vote data as JSON Lines, for API token holders.
+
+``?since=&until=`` (ISO 8601 instants with a timezone) bound the votes; ``includeText=true``
+adds the prompts and answers. Only a request that carried a valid ``ARENA_API_TOKENS`` token may
+export (403 ``api_token_required`` otherwise, also when no token is configured): sessions are
+anonymised, but the text people typed is theirs.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+
+from arena_api.core.errors import ArenaError, InvalidRequest
+from arena_api.routes._access import CLIENT_KEY
+from arena_api.routes.analytics import parse_since
+from arena_api.services.export import VoteExport
+
+__all__ = ["routes"]
+
+
+async def export_votes(request: Request) -> Response:
+    if not str(request.scope.get(CLIENT_KEY, "")).startswith("token:"):
+        raise ArenaError(
+            "The vote data is exported to API token holders only (ARENA_API_TOKENS)",
+            status=403,
+            code="api_token_required",
+        )
+    since = parse_since(request.query_params)
+    until = parse_since(request.query_params, "until")
+    include = request.query_params.get("includeText", "false")
+    if include not in ("true", "false"):
+        raise InvalidRequest(
+            "includeText must be true or false", details={"includeText": ["true or false"]}
+        )
+    export: VoteExport = request.app.state.services.export
+    return StreamingResponse(
+        export.jsonl(since, until, include_text=include == "true"),
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": 'attachment; filename="votes.jsonl"'},
+    )
+
+
+routes: list[BaseRoute] = [
+    Route("/api/arena/export", export_votes, methods=["GET"], name="export_votes"),
+]

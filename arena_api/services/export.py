@@ -1,0 +1,148 @@
+"""Open vote data: every vote as one row, for others to check the leaderboard.
+
+One row per vote: its models, outcome, mode, method (a person or a judge), the prompt's
+categories and language, the two answers' style features and timings, and the voter's session
+as a salted hash (the same session is one name throughout an export; nobody without the salt can
+tell whose it was). Prompts and answers only when asked for (``include_text``).
+
+JSON Lines (one object per line, ``arena export`` and ``GET /api/arena/export``) or Parquet
+(``arena export --format parquet``, with the optional ``pyarrow``: ``pip install 'arena[export]'``).
+Both stream: memory stays bounded by one batch, whatever the number of votes.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from arena_api.core.errors import ArenaError
+from arena_api.db.export import EXPORT_COLUMNS, TEXT_COLUMNS, count_votes, stream_votes
+
+__all__ = ["VoteExport", "row_json"]
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value
+
+
+def row_json(row: dict[str, Any]) -> bytes:
+    """One vote as a line of JSON Lines."""
+    plain = {key: _plain(value) for key, value in row.items()}
+    return json.dumps(plain, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+
+
+class VoteExport:
+    def __init__(self, pool: asyncpg.Pool, salt: bytes) -> None:
+        self._pool = pool
+        self._salt = salt
+
+    async def count(self, since: datetime | None, until: datetime | None) -> int:
+        return await count_votes(self._pool, since, until)
+
+    def batches(
+        self, since: datetime | None, until: datetime | None, *, include_text: bool
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        return stream_votes(
+            self._pool, since=since, until=until, include_text=include_text, salt=self._salt
+        )
+
+    async def jsonl(
+        self, since: datetime | None, until: datetime | None, *, include_text: bool
+    ) -> AsyncIterator[bytes]:
+        """The votes as JSON Lines, a batch of lines per chunk."""
+        async for rows in self.batches(since, until, include_text=include_text):
+            yield b"".join(row_json(row) for row in rows)
+
+    async def write(
+        self,
+        path: Path,
+        *,
+        since: datetime | None,
+        until: datetime | None,
+        include_text: bool,
+        parquet: bool,
+        progress: Callable[[int], None] | None = None,
+    ) -> int:
+        """Write the export to ``path``; the number of votes written.
+
+        Raises:
+            ArenaError: Parquet without ``pyarrow`` installed.
+        """
+        written = 0
+        columns = (*EXPORT_COLUMNS, *(TEXT_COLUMNS if include_text else ()))
+        if parquet:
+            writer = _ParquetWriter(path, columns)
+            try:
+                async for rows in self.batches(since, until, include_text=include_text):
+                    writer.write(rows)
+                    written += len(rows)
+                    if progress:
+                        progress(len(rows))
+            finally:
+                writer.close()
+            return written
+        with path.open("wb") as out:
+            async for rows in self.batches(since, until, include_text=include_text):
+                out.write(b"".join(row_json(row) for row in rows))
+                written += len(rows)
+                if progress:
+                    progress(len(rows))
+        return written
+
+
+class _ParquetWriter:
+    """Row groups of one batch each, through ``pyarrow`` (an optional dependency)."""
+
+    def __init__(self, path: Path, columns: tuple[str, ...]) -> None:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise ArenaError(
+                "Parquet needs pyarrow: pip install 'arena[export]' (or use --format jsonl)",
+                status=400,
+                code="parquet_unavailable",
+            ) from None
+        self._pa = pa
+        text, number, flag = pa.string(), pa.float64(), pa.bool_()
+        integer = pa.int64()
+        types: dict[str, Any] = {
+            "voted_at": pa.timestamp("us", tz="UTC"),
+            "categories": pa.list_(text),
+            "a_output_tokens": integer,
+            "b_output_tokens": integer,
+            "a_markdown_density": number,
+            "b_markdown_density": number,
+            "a_ttft_ms": integer,
+            "b_ttft_ms": integer,
+            "a_duration_ms": integer,
+            "b_duration_ms": integer,
+            "a_failed": flag,
+            "b_failed": flag,
+        }
+        self._columns = columns
+        self._schema = pa.schema([(name, types.get(name, text)) for name in columns])
+        self._writer = pq.ParquetWriter(str(path), self._schema, compression="zstd")
+
+    def write(self, rows: list[dict[str, Any]]) -> None:
+        data = {
+            name: [
+                str(value) if isinstance(value, uuid.UUID) else value
+                for value in (row[name] for row in rows)
+            ]
+            for name in self._columns
+        }
+        self._writer.write_table(self._pa.table(data, schema=self._schema))
+
+    def close(self) -> None:
+        self._writer.close()
