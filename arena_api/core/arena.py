@@ -32,6 +32,7 @@ from arena_api.core.events import (
     InternalToken,
     SlotResult,
 )
+from arena_api.core.identity import names_itself
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import ModelProvider
 from arena_api.core.response_metrics import markdown_density
@@ -262,6 +263,7 @@ class ArenaCore:
             input_token_count=billed.input_tokens,
             input_token_source=billed.input_source,
             cost_usd=billed.cost_usd,
+            names_itself=names_itself(content, run.model),
             markdown_density=markdown_density(content),
             model_version=model_version,
             error=error,

@@ -70,6 +70,9 @@ class SlotResult(_Internal):
     input_token_source: TokenCountSource = "estimated"
     #: US dollars; ``None`` when the model has no prices in the roster.
     cost_usd: Decimal | None = None
+    #: The answer names its own model, family or vendor (``core.identity``): a vote after it is
+    #: not blind.
+    names_itself: bool = False
 
 
 class InternalToken(_Internal):

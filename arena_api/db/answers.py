@@ -43,6 +43,7 @@ _COLUMNS = (
     ("input_token_count", "int4"),
     ("input_token_source", "text"),
     ("cost_usd", "numeric"),
+    ("names_itself", "bool"),
 )
 
 # A replayed ``slot_done`` is ignored: the unique (matchup_id, slot) keeps the first answer.
@@ -91,6 +92,7 @@ class AnswerWriter:
             result.input_token_count,
             result.input_token_source,
             result.cost_usd,
+            result.names_itself,
         )
         pending = _Pending(row, asyncio.get_running_loop().create_future())
         self._waiting.append(pending)

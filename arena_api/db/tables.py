@@ -169,6 +169,8 @@ responses = Table(
     Column("input_token_count", Integer, nullable=False, server_default=text("0")),
     Column("input_token_source", Text, nullable=False, server_default=text("'estimated'")),
     Column("cost_usd", Numeric(18, 9), nullable=True),
+    #: The answer names its own model or vendor (NULL: stored before this was checked).
+    Column("names_itself", Boolean, nullable=True),
     UniqueConstraint("matchup_id", "slot"),
     CheckConstraint("slot IN ('A', 'B')", name="slot"),
     CheckConstraint("latency_ms >= 0", name="latency"),
