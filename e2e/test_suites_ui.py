@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Browser, Page, expect
 
 from e2e.conftest import screenshot
 from tests.support import ProductProcess
@@ -44,3 +44,19 @@ async def test_a_suite_runs_to_the_end_and_two_runs_compare(
     await expect(page.get_by_test_id("diff").get_by_role("row")).to_have_count(6)
     await expect(page.get_by_test_id("diff").get_by_text("—")).to_have_count(0)  # both judged
     await screenshot(page, "suites-diff")
+
+
+async def test_the_suites_page_fits_a_phone(
+    voter_product: ProductProcess, browser: Browser
+) -> None:
+    context = await browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = await context.new_page()
+    await phone.goto(voter_product.url + "/suites")
+    await phone.get_by_test_id("run-example").click()
+    await expect(phone.get_by_test_id("run-status")).to_have_text("done", timeout=60_000)
+
+    width = await phone.evaluate("document.documentElement.scrollWidth")
+    await screenshot(phone, "suites-phone")
+    await context.close()
+
+    assert width <= 390  # the tables scroll inside their cards; the page does not

@@ -34,8 +34,10 @@ def layout(*children: rx.Component) -> rx.Component:
                 aria_label="Switch between light and dark", data_testid="theme-toggle"
             ),
             align="center",
-            spacing="5",
-            padding_x="1.5em",
+            # A phone (390 px) fits the brand, three links and the toggle only when they close up.
+            spacing=rx.breakpoints(initial="3", sm="5"),
+            wrap="wrap",
+            padding_x=rx.breakpoints(initial="1em", sm="1.5em"),
             padding_y="0.75em",
             border_bottom=f"1px solid {rx.color('gray', 5)}",
             width="100%",

@@ -10,6 +10,11 @@ from arena_app.state.suites import SuitesState
 
 
 def _table(columns: tuple[tuple[str, str], ...], rows: rx.Var, testid: str) -> rx.Component:
+    """A table that scrolls sideways inside its card on a narrow screen."""
+    return rx.box(_rows_table(columns, rows, testid), overflow_x="auto", width="100%")
+
+
+def _rows_table(columns: tuple[tuple[str, str], ...], rows: rx.Var, testid: str) -> rx.Component:
     return rx.table.root(
         rx.table.header(
             rx.table.row(*(rx.table.column_header_cell(label) for _, label in columns))
@@ -57,38 +62,42 @@ def _runs() -> rx.Component:
             rx.heading("Runs", size="3"),
             rx.cond(
                 s.runs.length() > 0,
-                rx.table.root(
-                    rx.table.header(
-                        rx.table.row(
-                            *(
-                                rx.table.column_header_cell(c)
-                                for c in ("Suite", "Started", "Status", "Progress", "Cost", "")
+                rx.box(
+                    rx.table.root(
+                        rx.table.header(
+                            rx.table.row(
+                                *(
+                                    rx.table.column_header_cell(c)
+                                    for c in ("Suite", "Started", "Status", "Progress", "Cost", "")
+                                )
                             )
-                        )
-                    ),
-                    rx.table.body(
-                        rx.foreach(
-                            s.runs,
-                            lambda run: rx.table.row(
-                                rx.table.cell(run["suite"]),
-                                rx.table.cell(run["started"]),
-                                rx.table.cell(rx.badge(run["status"])),
-                                rx.table.cell(run["progress"]),
-                                rx.table.cell(run["cost"]),
-                                rx.table.cell(
-                                    rx.button(
-                                        "Open",
-                                        size="1",
-                                        variant="soft",
-                                        on_click=SuitesState.show(run["id"]),
-                                    )
+                        ),
+                        rx.table.body(
+                            rx.foreach(
+                                s.runs,
+                                lambda run: rx.table.row(
+                                    rx.table.cell(run["suite"]),
+                                    rx.table.cell(run["started"]),
+                                    rx.table.cell(rx.badge(run["status"])),
+                                    rx.table.cell(run["progress"]),
+                                    rx.table.cell(run["cost"]),
+                                    rx.table.cell(
+                                        rx.button(
+                                            "Open",
+                                            size="1",
+                                            variant="soft",
+                                            on_click=SuitesState.show(run["id"]),
+                                        )
+                                    ),
                                 ),
-                            ),
-                        )
+                            )
+                        ),
+                        size="1",
+                        width="100%",
+                        data_testid="runs",
                     ),
-                    size="1",
+                    overflow_x="auto",
                     width="100%",
-                    data_testid="runs",
                 ),
                 rx.text("No runs yet: run a suite above.", size="2", color_scheme="gray"),
             ),
