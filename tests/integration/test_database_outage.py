@@ -140,9 +140,11 @@ async def test_a_restart_under_a_steady_trickle_of_rounds_answers_only_200_or_50
         await asyncio.to_thread(database.stop)
         await asyncio.sleep(1.0)
         await asyncio.to_thread(database.start)
+        recovered = False
         for _ in range(80):  # until the pool has reconnected and rounds pass again
             await asyncio.sleep(0.25)
-            if statuses[-4:] and all(status == 200 for status, _ in statuses[-4:]):
+            if len(statuses) >= 4 and all(status == 200 for status, _ in statuses[-4:]):
+                recovered = True
                 break
         running = False
         await asyncio.gather(*workers)
@@ -150,4 +152,6 @@ async def test_a_restart_under_a_steady_trickle_of_rounds_answers_only_200_or_50
     kinds = set(statuses)
     assert kinds <= {(200, ""), (503, "database_unavailable")}, kinds
     assert (503, "database_unavailable") in kinds
-    assert [status for status, _ in statuses[-4:]] == [200] * 4
+    # Four rounds in a row passed again (a request that began before the recovery may still
+    # end in a 503 after them: it is counted above, and it is a 503, never a 500).
+    assert recovered
