@@ -95,7 +95,12 @@ class JudgeService:
         """The judge's display name; None when no judge is configured."""
         return self._judge.model.display_name if self._judge else None
 
-    def _require_judge(self) -> JudgeModel:
+    def require_judge(self) -> JudgeModel:
+        """The configured judge.
+
+        Raises:
+            ArenaError: 404 ``judge_not_configured`` when the roster names none.
+        """
         if self._judge is None:
             raise ArenaError(
                 "No judge is configured (add a `judge:` to models.yaml)",
@@ -113,7 +118,7 @@ class JudgeService:
             ArenaError: 404 ``judge_not_configured``; 409 ``answers_pending`` before both
                 answers are stored; 502 ``judge_failed`` when the judge's endpoint failed.
         """
-        self._require_judge()
+        self.require_judge()
         matchup, _ = await self._arena.votable_matchup(matchup_id, matchup_token)
         if matchup.vote is not None:
             raise VoteError(
@@ -153,7 +158,7 @@ class JudgeService:
             ArenaError: 404 ``judge_not_configured``; 404 for an unknown matchup; 409
                 ``answers_pending`` before both answers are stored.
         """
-        judge = self._require_judge()
+        judge = self.require_judge()
         if isinstance(matchup, uuid.UUID):
             found = await self._repo.get_matchup(matchup)
             if found is None:

@@ -99,12 +99,7 @@ class SuiteService:
         suite = self._suites.suites.get(name)
         if suite is None:
             raise NotFound(f"No suite is named {name!r}", code="suite_not_found")
-        if self._judge.judge_name is None:
-            raise ArenaError(
-                "No judge is configured (add a `judge:` to models.yaml)",
-                status=404,
-                code="judge_not_configured",
-            )
+        self._judge.require_judge()
         if suite.models:
             await self._pair(list(suite.models))
         prompts = [p.model_dump() for p in suite.prompts]
