@@ -1,0 +1,533 @@
+r"""Votes the matchmakers need: random against smart, on simulated arenas with planted strengths.
+
+Each run plants Rao-Kupper strengths evenly spread over ``S`` display points among ``N`` models
+(shuffled), with the tie threshold :math:`\eta` set so that 10 % of uniformly drawn matchups end
+in a tie, and lets a simulated voter answer with exactly those probabilities. Pairs come from the
+real matchmakers (``arena_api.core.matchmaking``), ratings from the real rating pipeline
+(``arena_rating.rate_pairs``: the Rao-Kupper fit, components, Fisher intervals, display scale,
+warm-started as the worker does). As in production the matchmaker sees a ``MatchmakingSnapshot``:
+games per pair refreshed every ``--games-every`` votes (the repository's snapshot cache), ratings
+and interval widths from the latest rating pass, which runs every 250 votes.
+
+Every 250 votes a run checks:
+
+(a) the median 95 % interval width over the models is at most a target (display points);
+(b) the fitted top 5 are the planted top 5, in order, and stay so at every check of the next 500
+    votes;
+(c) the win-matrix error, the mean absolute error of the empirical pairwise win rates (a tie
+    counts half) against the planted probabilities over the pairs with at least one vote, is at
+    most a target;
+(d) the same error for the fitted model's pairwise probabilities (what the ratings predict).
+
+The votes needed are the first check where a metric holds; a run stops at its budget, and a metric
+not reached by then is censored (counted as more than the budget). For every configuration and
+strategy it prints the median and interquartile range over seeds, the censored runs, and the ratio
+smart/random of the medians with a 95 % interval from resampling the seeds (paired: one seed plays
+both strategies against the same planted arena). Under (c) it also prints the best ratio any
+matchmaker can reach: the empirical rates' error is smallest when pair ``k`` gets votes in
+proportion to :math:`\sigma_k^{2/3}` (its outcome's standard deviation), which at these spreads is
+close to uniform.
+
+Usage: python benchmarks/matchmaking.py [--seeds 20] [--models 10,20,50] [--spreads 200,400,800]
+       [--budget VOTES] [--games-every 50] [--processes 2] [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+
+# As arena_rating does for its own process (small matrices; threaded BLAS only contends).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import math  # noqa: E402
+import multiprocessing  # noqa: E402
+import random  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections.abc import Callable, Iterable, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Literal  # noqa: E402
+
+import numpy as np  # noqa: E402
+from numpy.typing import NDArray  # noqa: E402
+from scipy.optimize import brentq  # noqa: E402
+from scipy.special import expit  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena_api.core.matchmaking import RandomMatchmaker, SmartMatchmaker  # noqa: E402
+from arena_api.core.models import ModelEntry  # noqa: E402
+from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key  # noqa: E402
+from arena_rating import SCALE, PairCounts, RatingReport, rate_pairs  # noqa: E402
+from arena_rating._settings import RatingSettings  # noqa: E402
+
+Strategy = Literal["random", "smart"]
+STRATEGIES: tuple[Strategy, ...] = ("random", "smart")
+METRICS = ("a", "b", "c", "d")
+
+CHECK_EVERY = 250
+STABLE_FOR = 500
+TOP = 5
+TIE_SHARE = 0.10
+CONFIDENCE_LEVEL = 0.95
+RIDGE = RatingSettings().rating_ridge
+BOOTSTRAP_RESAMPLES = 2_000
+
+
+@dataclass(frozen=True)
+class Targets:
+    """What counts as reached: (a) median 95 % interval width (display points), (c) empirical
+    and (d) fitted win-matrix mean absolute error."""
+
+    ci_width: float
+    empirical_error: float
+    fitted_error: float
+
+
+def targets(n_models: int) -> Targets:
+    """Targets that random reaches after roughly 10,000 to 30,000 votes at every size.
+
+    The votes needed grow like ``N / width**2`` for (a) and (d) and like ``pairs / error**2`` for
+    (c); the targets follow so that every configuration takes tens of rating passes (a pass every
+    250 votes is the resolution of the measurement).
+    """
+    pairs = n_models * (n_models - 1) / 2
+    return Targets(
+        ci_width=round(30.0 * math.sqrt(n_models / 10), 1),
+        empirical_error=round(0.025 * (pairs / 45) ** 0.35, 3),
+        fitted_error=round(0.01 * math.sqrt(n_models / 10), 4),
+    )
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulated arena run."""
+
+    n_models: int
+    spread: float
+    seed: int
+    strategy: Strategy
+    budget: int
+    games_every: int = 50
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Votes to reach each metric (``None``: not reached within the budget)."""
+
+    spec: RunSpec
+    votes: dict[str, int | None]
+    votes_cast: int
+    tie_share: float
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Arena:
+    """The planted truth of one run: strengths, tie threshold, and every pair's probabilities."""
+
+    strengths: NDArray[np.float64]  # log-odds, shape (n,)
+    tie_threshold: float
+    first: NDArray[np.intp]  # pair k is (first[k], second[k]), first < second
+    second: NDArray[np.intp]
+    p_first: NDArray[np.float64]  # P(first wins), shape (n_pairs,)
+    p_second: NDArray[np.float64]
+
+    @property
+    def n_models(self) -> int:
+        return int(self.strengths.size)
+
+    @property
+    def win_rate(self) -> NDArray[np.float64]:
+        """P(first wins) + P(tie) / 2: what the empirical rate with ties as half estimates."""
+        result: NDArray[np.float64] = 0.5 * (1.0 + self.p_first - self.p_second)
+        return result
+
+    @property
+    def top(self) -> list[int]:
+        return [int(i) for i in np.argsort(-self.strengths, kind="stable")[:TOP]]
+
+
+def rao_kupper(
+    d: NDArray[np.float64], eta: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """P(first wins), P(second wins) for strength differences ``d`` (first minus second)."""
+    return expit(d - eta), expit(-d - eta)
+
+
+def plant(n_models: int, spread: float, rng: np.random.Generator) -> Arena:
+    """Strengths evenly spread over ``spread`` display points, shuffled; 10 % ties overall."""
+    strengths = rng.permutation(np.linspace(spread / 2, -spread / 2, n_models)) / SCALE
+    first, second = np.triu_indices(n_models, 1)
+    d = strengths[first] - strengths[second]
+
+    def excess_ties(eta: float) -> float:
+        p_first, p_second = rao_kupper(d, eta)
+        return float(np.mean(1.0 - p_first - p_second)) - TIE_SHARE
+
+    eta = float(brentq(excess_ties, 1e-9, 10.0))
+    p_first, p_second = rao_kupper(d, eta)
+    return Arena(strengths, eta, first.astype(np.intp), second.astype(np.intp), p_first, p_second)
+
+
+def best_empirical_ratio(arena: Arena) -> float:
+    r"""Fewest votes any allocation needs for (c), over what uniform pairs need.
+
+    The error of pair :math:`k` after :math:`n_k` votes is about :math:`c\,\sigma_k/\sqrt{n_k}`;
+    minimising :math:`\sum_k \sigma_k/\sqrt{n_k}` at :math:`\sum_k n_k = V` gives
+    :math:`n_k \propto \sigma_k^{2/3}`, and the votes needed scale with the square of the sum.
+    """
+    mean = arena.win_rate
+    sigma = np.sqrt(arena.p_first + 0.25 * (1 - arena.p_first - arena.p_second) - mean**2)
+    share = sigma ** (2 / 3) / np.sum(sigma ** (2 / 3))
+    best = np.sum(sigma / np.sqrt(share)) ** 2
+    uniform = np.sum(sigma / np.sqrt(1 / sigma.size)) ** 2
+    return float(best / uniform)
+
+
+# -- one run -------------------------------------------------------------------------------------
+
+
+def make_matchmaker(strategy: Strategy) -> Matchmaker:
+    return SmartMatchmaker() if strategy == "smart" else RandomMatchmaker()
+
+
+class _Simulation:
+    """The mutable state of one run: counts so far, the latest rating pass, the snapshot."""
+
+    def __init__(self, spec: RunSpec) -> None:
+        self.spec = spec
+        # One seed, one planted arena, whatever the strategy; the voter's draws have their own
+        # stream, so the strategies differ only by the pairs they choose.
+        self.arena = plant(spec.n_models, spec.spread, np.random.default_rng([spec.seed, 0]))
+        self.voter = np.random.default_rng([spec.seed, 1])
+        self.pick_rng = random.Random(spec.seed * 7_919 + spec.n_models)
+        self.matchmaker = make_matchmaker(spec.strategy)
+        n = spec.n_models
+        self.ids = tuple(uuid.UUID(int=(spec.seed << 32) + m + 1) for m in range(n))
+        self.models = [ModelEntry(self.ids[m], f"m{m}", "mock", f"m{m}") for m in range(n)]
+        self.keys = [
+            pair_key(self.ids[i], self.ids[j])
+            for i, j in zip(self.arena.first, self.arena.second, strict=True)
+        ]
+        self.index = {key: k for k, key in enumerate(self.keys)}
+        self.slot = {model.id: m for m, model in enumerate(self.models)}
+        n_pairs = len(self.keys)
+        self.wins_first = np.zeros(n_pairs)
+        self.wins_second = np.zeros(n_pairs)
+        self.ties = np.zeros(n_pairs)
+        self.theta: NDArray[np.float64] | None = None
+        self.snapshot = MatchmakingSnapshot()
+
+    @property
+    def totals(self) -> NDArray[np.float64]:
+        result: NDArray[np.float64] = self.wins_first + self.wins_second + self.ties
+        return result
+
+    def draw_pairs(self, count: int) -> NDArray[np.intp]:
+        """``count`` pair indices from the matchmaker, all against the current snapshot.
+
+        Drawing from ``pair_probabilities`` once is the same distribution as calling
+        ``pick_pair`` ``count`` times with one snapshot, without its O(models²) work per call.
+        """
+        probabilities = getattr(self.matchmaker, "pair_probabilities", None)
+        if probabilities is None:
+            picks = (
+                self.matchmaker.pick_pair(self.models, self.snapshot, self.pick_rng)
+                for _ in range(count)
+            )
+            return np.array([self.index[pair_key(a.id, b.id)] for a, b in picks], dtype=np.intp)
+        by_key = probabilities(self.models, self.snapshot)
+        p = np.array([by_key[key] for key in self.keys])
+        seed = self.pick_rng.getrandbits(63)
+        return np.random.default_rng(seed).choice(p.size, size=count, p=p / p.sum())
+
+    def vote(self, pairs: NDArray[np.intp]) -> None:
+        u = self.voter.random(pairs.size)
+        p_first, p_second = self.arena.p_first[pairs], self.arena.p_second[pairs]
+        first = u < p_first
+        second = ~first & (u < p_first + p_second)
+        size = self.wins_first.size
+        self.wins_first += np.bincount(pairs, first, size)
+        self.wins_second += np.bincount(pairs, second, size)
+        self.ties += np.bincount(pairs, ~first & ~second, size)
+
+    def games(self) -> dict[tuple[uuid.UUID, uuid.UUID], int]:
+        totals = self.totals
+        return {self.keys[k]: int(totals[k]) for k in np.flatnonzero(totals)}
+
+    def rate(self) -> RatingReport:
+        """The rating pass: the real pipeline on the counts so far, warm-started."""
+        counts = PairCounts(
+            self.spec.n_models,
+            np.column_stack([self.arena.first, self.arena.second]),
+            self.wins_first,
+            self.wins_second,
+            self.ties,
+        )
+        report = rate_pairs(
+            self.ids,
+            counts,
+            l2_penalty=RIDGE,
+            confidence_level=CONFIDENCE_LEVEL,
+            initial=self.theta,
+        )
+        self.theta = report.fit.theta
+        # As in production, only models with a vote are rated; the others are absent.
+        rated = np.flatnonzero(counts.games_per_model() > 0)
+        rows = report.rows
+        self.snapshot = snapshot_of(
+            self.games(),
+            {self.ids[m]: float(rows.ci_upper[m] - rows.ci_lower[m]) for m in rated},
+            {self.ids[m]: float(rows.rating[m]) for m in rated},
+        )
+        return report
+
+    def empirical_error(self) -> float:
+        totals = self.totals
+        seen = totals > 0
+        rate = (self.wins_first[seen] + 0.5 * self.ties[seen]) / totals[seen]
+        return float(np.mean(np.abs(rate - self.arena.win_rate[seen])))
+
+    def fitted_error(self, report: RatingReport) -> float:
+        seen = self.totals > 0
+        d = report.fit.strengths[self.arena.first] - report.fit.strengths[self.arena.second]
+        p_first, p_second = rao_kupper(d, report.fit.tie_threshold)
+        fitted = 0.5 * (1.0 + p_first - p_second)
+        return float(np.mean(np.abs(fitted[seen] - self.arena.win_rate[seen])))
+
+
+def snapshot_of(
+    games: dict[tuple[uuid.UUID, uuid.UUID], int],
+    ci_width: dict[uuid.UUID, float],
+    rating: dict[uuid.UUID, float],
+) -> MatchmakingSnapshot:
+    """What the repository's ``snapshot()`` would return after this rating pass."""
+    return MatchmakingSnapshot(games=games, ci_width=ci_width)
+
+
+def simulate(spec: RunSpec) -> RunResult:
+    """Run one arena until every metric is reached or the budget is spent."""
+    started = time.perf_counter()
+    sim = _Simulation(spec)
+    reached: dict[str, int | None] = dict.fromkeys(METRICS)
+    top_since: int | None = None
+    planted_top = sim.arena.top
+    target = targets(spec.n_models)
+    cast = 0
+    while cast < spec.budget and any(v is None for v in reached.values()):
+        for offset in range(0, CHECK_EVERY, spec.games_every):
+            count = min(spec.games_every, CHECK_EVERY - offset)
+            sim.vote(sim.draw_pairs(count))
+            # Games are counted as votes arrive; ratings and widths wait for the rating pass.
+            sim.snapshot = dataclasses.replace(sim.snapshot, games=sim.games())
+        cast += CHECK_EVERY
+        report = sim.rate()
+        rows = report.rows
+        if reached["a"] is None and np.median(rows.ci_upper - rows.ci_lower) <= target.ci_width:
+            reached["a"] = cast
+        fitted_top = [int(i) for i in np.argsort(-rows.rating, kind="stable")[:TOP]]
+        if fitted_top != planted_top:
+            top_since = None
+        elif top_since is None:
+            top_since = cast
+        if reached["b"] is None and top_since is not None and cast - top_since >= STABLE_FOR:
+            reached["b"] = top_since
+        if reached["c"] is None and sim.empirical_error() <= target.empirical_error:
+            reached["c"] = cast
+        if reached["d"] is None and sim.fitted_error(report) <= target.fitted_error:
+            reached["d"] = cast
+    totals = sim.totals
+    return RunResult(
+        spec=spec,
+        votes=reached,
+        votes_cast=cast,
+        tie_share=float(sim.ties.sum() / max(totals.sum(), 1.0)),
+        seconds=time.perf_counter() - started,
+    )
+
+
+# -- report --------------------------------------------------------------------------------------
+
+
+def labels(target: Targets) -> dict[str, str]:
+    return {
+        "a": f"(a) median CI width <= {target.ci_width:g} pts",
+        "b": f"(b) top {TOP} in order, stable {STABLE_FOR}",
+        "c": f"(c) empirical win-matrix MAE <= {target.empirical_error:g}",
+        "d": f"(d) fitted win-matrix MAE <= {target.fitted_error:g}",
+    }
+
+
+def default_budget(n_models: int) -> int:
+    """Votes a run may cast: enough for random to reach (a), (c) and (d) at every spread."""
+    return max(40_000, 2_000 * n_models)
+
+
+def votes_needed(results: Sequence[RunResult], metric: str) -> NDArray[np.float64]:
+    """Votes per seed (in seed order), ``inf`` where the metric was not reached."""
+    ordered = sorted(results, key=lambda r: r.spec.seed)
+    return np.array([math.inf if r.votes[metric] is None else r.votes[metric] for r in ordered])
+
+
+def quantile(values: NDArray[np.float64], q: float) -> float:
+    """Linear-interpolation quantile that keeps ``inf`` (censored) values as ``inf``."""
+    ordered = np.sort(values)
+    position = q * (ordered.size - 1)
+    low, high = ordered[math.floor(position)], ordered[math.ceil(position)]
+    if math.isinf(high):
+        return math.inf
+    return float(low + (high - low) * (position - math.floor(position)))
+
+
+def median_ratio(
+    smart: NDArray[np.float64], random_: NDArray[np.float64], budget: int, rng: np.random.Generator
+) -> tuple[float, float, float, str]:
+    """Ratio of the medians smart/random and its 95 % interval from resampling seeds (paired).
+
+    A censored run counts as the budget, so a censored random median makes the ratio an upper
+    bound (``<=``) and a censored smart median a lower bound (``>=``).
+    """
+    qualifier = ""
+    if math.isinf(quantile(random_, 0.5)) and math.isinf(quantile(smart, 0.5)):
+        return math.nan, math.nan, math.nan, "n/a"
+    if math.isinf(quantile(random_, 0.5)):
+        qualifier = "<="
+    elif math.isinf(quantile(smart, 0.5)):
+        qualifier = ">="
+    s, r = np.minimum(smart, budget), np.minimum(random_, budget)
+    picks = rng.integers(0, s.size, (BOOTSTRAP_RESAMPLES, s.size))
+    ratios = np.median(s[picks], axis=1) / np.median(r[picks], axis=1)
+    low, high = np.percentile(ratios, [2.5, 97.5])
+    return float(np.median(s) / np.median(r)), float(low), float(high), qualifier
+
+
+def _votes(values: NDArray[np.float64]) -> str:
+    def fmt(v: float) -> str:
+        return "  >budget" if math.isinf(v) else f"{v:9,.0f}"
+
+    censored = int(np.isinf(values).sum())
+    text = f"{fmt(quantile(values, 0.5))} [{fmt(quantile(values, 0.25)).strip()}-"
+    text += f"{fmt(quantile(values, 0.75)).strip()}]"
+    return f"{text:<27}" + (f" {censored:2d} cens" if censored else " " * 8)
+
+
+def report(results: Iterable[RunResult], seconds: float) -> str:
+    """The per-configuration tables and a one-line-per-configuration summary of the ratios."""
+    by_config: dict[tuple[int, float], dict[Strategy, list[RunResult]]] = {}
+    for result in results:
+        key = (result.spec.n_models, result.spec.spread)
+        by_config.setdefault(key, {"random": [], "smart": []})[result.spec.strategy].append(result)
+    rng = np.random.default_rng(0)
+    lines: list[str] = []
+    summary: list[str] = []
+    logs: dict[str, list[float]] = {m: [] for m in METRICS}
+    for (n_models, spread), runs in sorted(by_config.items()):
+        budget = runs["random"][0].spec.budget
+        arena = plant(n_models, spread, np.random.default_rng(0))
+        ties = np.mean([r.tie_share for rs in runs.values() for r in rs])
+        bound = best_empirical_ratio(arena)
+        lines += [
+            "",
+            f"N = {n_models} models, spread {spread:g} points (adjacent gap "
+            f"{spread / (n_models - 1):.1f}), eta = {arena.tie_threshold:.3f}, "
+            f"ties {100 * ties:.1f} %, budget {budget:,} votes, {len(runs['random'])} seeds; "
+            f"best possible (c) ratio {bound:.2f}",
+            f"  {'metric':<38} {'random: median [IQR]':<35} {'smart: median [IQR]':<35} "
+            "smart/random [95 % CI]",
+        ]
+        ratios: list[str] = []
+        label = labels(targets(n_models))
+        for metric in METRICS:
+            random_ = votes_needed(runs["random"], metric)
+            smart = votes_needed(runs["smart"], metric)
+            ratio, low, high, qualifier = median_ratio(smart, random_, budget, rng)
+            shown = "n/a" if qualifier == "n/a" else f"{qualifier}{ratio:.2f}"
+            interval = "" if qualifier == "n/a" else f" [{low:.2f}-{high:.2f}]"
+            lines.append(
+                f"  {label[metric]:<38} {_votes(random_):<35} {_votes(smart):<35} {shown}{interval}"
+            )
+            ratios.append(f"{shown:>7}")
+            if qualifier != "n/a" and ratio > 0:
+                logs[metric].append(math.log(ratio))
+        summary.append(f"  {n_models:>3} {spread:>6g} " + " ".join(ratios) + f" {bound:>8.2f}")
+    overall = " ".join(
+        f"{math.exp(np.mean(v)):>7.2f}" if v else f"{'n/a':>7}" for v in logs.values()
+    )
+    lines += [
+        "",
+        "smart/random, ratio of the median votes needed (< 1: smart needs fewer)",
+        f"  {'N':>3} {'spread':>6} {'(a)':>7} {'(b)':>7} {'(c)':>7} {'(d)':>7} {'(c) best':>8}",
+        *summary,
+        f"  {'geometric mean':<10} {overall}",
+        "",
+        f"total wall time {seconds:.1f} s",
+    ]
+    return "\n".join(lines)
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def _numbers(kind: Callable[[str], int | float]) -> Callable[[str], list[int | float]]:
+    def parse(text: str) -> list[int | float]:
+        return [kind(part) for part in text.split(",") if part]
+
+    return parse
+
+
+def specs(args: argparse.Namespace) -> list[RunSpec]:
+    """Every run, the largest first so that the pool's workers finish together."""
+    runs = [
+        RunSpec(
+            n_models=int(n),
+            spread=float(spread),
+            seed=seed,
+            strategy=strategy,
+            budget=args.budget or default_budget(int(n)),
+            games_every=args.games_every,
+        )
+        for n in args.models
+        for spread in args.spreads
+        for seed in range(args.seeds)
+        for strategy in STRATEGIES
+    ]
+    return sorted(runs, key=lambda r: (-r.n_models, r.spread, r.seed))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--models", type=_numbers(int), default=[10, 20, 30, 50])
+    parser.add_argument("--spreads", type=_numbers(float), default=[200, 400, 800])
+    parser.add_argument("--budget", type=int, default=0, help="votes per run (default by N)")
+    parser.add_argument("--games-every", type=int, default=50)
+    parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--quick", action="store_true", help="3 seeds, 10 models, spread 400")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.models, args.spreads = 3, [10], [400.0]
+        args.budget = args.budget or 20_000
+    started = time.perf_counter()
+    tasks = specs(args)
+    print(
+        f"{len(tasks)} runs: models {args.models}, spreads {args.spreads}, {args.seeds} seeds, "
+        f"rating pass every {CHECK_EVERY} votes, games refreshed every {args.games_every}, "
+        f"{args.processes} processes",
+        flush=True,
+    )
+    if args.processes > 1:
+        with multiprocessing.Pool(args.processes) as pool:
+            results = list(pool.imap_unordered(simulate, tasks, chunksize=1))
+    else:
+        results = [simulate(task) for task in tasks]
+    print(report(results, time.perf_counter() - started))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""The matchmaking simulation (benchmarks/matchmaking.py), run tiny: arena, voter, metrics."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from arena_api.core.ports import pair_key
+from arena_rating import SCALE
+from benchmarks import matchmaking as simulation
+from benchmarks.matchmaking import RunSpec, plant, simulate
+
+ATOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def tiny_runs() -> list[simulation.RunResult]:
+    """Two seeds of each strategy on 8 models 800 points apart (a few thousand votes each)."""
+    return [
+        simulate(RunSpec(n_models=8, spread=800.0, seed=seed, strategy=strategy, budget=30_000))
+        for seed in (1, 2)
+        for strategy in simulation.STRATEGIES
+    ]
+
+
+def test_planted_strengths_span_the_spread_with_ten_percent_ties() -> None:
+    arena = plant(8, 400.0, np.random.default_rng(3))
+
+    ties = 1.0 - arena.p_first - arena.p_second
+
+    assert np.ptp(arena.strengths) * SCALE == pytest.approx(400.0)
+    assert ties.mean() == pytest.approx(simulation.TIE_SHARE)
+    assert arena.top == sorted(range(8), key=lambda m: -arena.strengths[m])[:5]
+
+
+def test_equal_strengths_leave_no_allocation_better_than_uniform() -> None:
+    arena = plant(6, 0.0, np.random.default_rng(0))
+
+    assert simulation.best_empirical_ratio(arena) == pytest.approx(1.0, abs=ATOL)
+
+
+def test_voter_answers_with_the_planted_probabilities() -> None:
+    sim = simulation._Simulation(RunSpec(8, 400.0, seed=5, strategy="random", budget=1))
+    pair = int(np.argmax(sim.arena.p_first))
+
+    sim.vote(np.full(40_000, pair, dtype=np.intp))
+
+    shares = np.array([sim.wins_first[pair], sim.wins_second[pair], sim.ties[pair]]) / 40_000
+    planted = [
+        sim.arena.p_first[pair],
+        sim.arena.p_second[pair],
+        1 - sim.arena.p_first[pair] - sim.arena.p_second[pair],
+    ]
+    np.testing.assert_allclose(shares, planted, atol=0.01)
+
+
+@pytest.mark.parametrize("strategy", simulation.STRATEGIES)
+def test_every_metric_is_reached_within_the_budget(
+    tiny_runs: list[simulation.RunResult], strategy: str
+) -> None:
+    runs = [r for r in tiny_runs if r.spec.strategy == strategy]
+
+    for run in runs:
+        assert set(run.votes) == set(simulation.METRICS)
+        for votes in run.votes.values():
+            assert votes is not None
+            assert votes % simulation.CHECK_EVERY == 0
+            assert 0 < votes <= run.votes_cast <= run.spec.budget
+        assert run.tie_share == pytest.approx(simulation.TIE_SHARE, abs=0.02)
+
+
+def test_smart_draws_follow_what_pick_pair_would_choose() -> None:
+    """The simulation samples ``pair_probabilities`` in bulk; ``pick_pair`` must agree."""
+    sim = simulation._Simulation(RunSpec(6, 800.0, seed=3, strategy="smart", budget=1))
+    for _ in range(4):
+        sim.vote(sim.draw_pairs(simulation.CHECK_EVERY))
+        sim.rate()
+    rng = random.Random(1)
+    draws = 20_000
+
+    picks = Counter(
+        pair_key(*(m.id for m in sim.matchmaker.pick_pair(sim.models, sim.snapshot, rng)))
+        for _ in range(draws)
+    )
+
+    probabilities = sim.matchmaker.pair_probabilities(sim.models, sim.snapshot)  # type: ignore[attr-defined]
+    for key, p in probabilities.items():
+        assert abs(picks[key] / draws - p) <= 5 * math.sqrt(p * (1 - p) / draws)
+
+
+def test_snapshot_carries_the_latest_rating_pass() -> None:
+    sim = simulation._Simulation(RunSpec(6, 400.0, seed=4, strategy="random", budget=1))
+    sim.vote(sim.draw_pairs(simulation.CHECK_EVERY))
+
+    report = sim.rate()
+
+    assert sum(sim.snapshot.games.values()) == simulation.CHECK_EVERY
+    widths = report.rows.ci_upper - report.rows.ci_lower
+    assert dict(sim.snapshot.ci_width) == pytest.approx(dict(zip(sim.ids, widths, strict=True)))
+
+
+def test_censored_runs_stay_censored_in_the_quantiles() -> None:
+    values = np.array([1_000.0, 2_000.0, math.inf, math.inf])
+
+    assert simulation.quantile(values, 0.25) == pytest.approx(1_750.0)
+    assert simulation.quantile(values, 0.5) == math.inf
+
+
+def test_report_has_every_metric_and_the_ratio_summary(
+    tiny_runs: list[simulation.RunResult],
+) -> None:
+    text = simulation.report(tiny_runs, seconds=1.0)
+
+    assert "N = 8 models, spread 800 points" in text
+    for label in simulation.labels(simulation.targets(8)).values():
+        assert label in text
+    assert "smart/random, ratio of the median votes needed" in text
+
+
+def test_a_censored_random_median_makes_the_ratio_an_upper_bound() -> None:
+    smart = np.array([1_000.0, 1_250.0, 1_500.0])
+    random_ = np.array([math.inf, math.inf, 2_000.0])
+
+    ratio, low, high, qualifier = simulation.median_ratio(
+        smart, random_, budget=5_000, rng=np.random.default_rng(0)
+    )
+
+    assert qualifier == "<="
+    assert ratio == pytest.approx(1_250 / 5_000)
+    assert low <= ratio <= high
