@@ -352,6 +352,10 @@ def db_seed_demo(votes: int, models: int | None, days: int, seed: int, force: bo
 @click.option("--loop", is_flag=True, help="Refit every RATING_REFIT_INTERVAL_S until stopped.")
 @click.option("--style", is_flag=True, help="Also run the style-controlled pass.")
 @click.option("--no-anomaly-filter", is_flag=True, help="Keep every session's votes.")
+@click.option(
+    "--no-identity-filter", is_flag=True, help="Keep votes whose answers named themselves."
+)
+@click.option("--no-duplicate-cap", is_flag=True, help="Keep every vote of an over-asked prompt.")
 @click.option("--validate", is_flag=True, help="Check the intervals with a bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=2), default=200, show_default=True)
 @click.option("--seed", type=int, default=None, help="Seed of the bootstrap.")
@@ -359,6 +363,8 @@ def rate(
     loop: bool,
     style: bool,
     no_anomaly_filter: bool,
+    no_identity_filter: bool,
+    no_duplicate_cap: bool,
     validate: bool,
     resamples: int,
     seed: int | None,
@@ -372,6 +378,8 @@ def rate(
     flags = (
         ("--style", style),
         ("--no-anomaly-filter", no_anomaly_filter),
+        ("--no-identity-filter", no_identity_filter),
+        ("--no-duplicate-cap", no_duplicate_cap),
         ("--validate", validate),
     )
     argv += [flag for flag, on in flags if on]

@@ -130,6 +130,12 @@ class ArenaMetrics:
             "Sessions the anomaly screen flagged in the latest pass.",
             registry=r,
         )
+        self.rating_votes_filtered = Gauge(
+            "arena_rating_votes_filtered",
+            "Votes the filters before the fit left out of the latest pass, by reason.",
+            ["reason"],
+            registry=r,
+        )
 
     def render(self, rating: RatingPassRecord | None = None) -> bytes:
         """The exposition; ``rating``: the rating process's latest pass (read from the database
@@ -138,6 +144,11 @@ class ArenaMetrics:
         self.rating_seconds.set(rating.seconds if rating else unknown)
         self.rating_votes_excluded.set(rating.votes_excluded if rating else unknown)
         self.rating_sessions_excluded.set(rating.sessions_excluded if rating else unknown)
+        for reason, filtered in (
+            ("identity_leak", rating.votes_identity_leaks if rating else unknown),
+            ("duplicate_prompt", rating.votes_duplicates if rating else unknown),
+        ):
+            self.rating_votes_filtered.labels(reason).set(filtered)
         fit = rating.last_fit_at if rating else None
         age = (datetime.now(UTC) - fit).total_seconds() if fit else unknown
         self.rating_fit_age.set(max(0.0, age) if fit else unknown)

@@ -692,6 +692,33 @@ SETTINGS: tuple[Setting, ...] = (
         attr="anomaly_min_gap_s",
         group="rating",
     ),
+    _setting(
+        "RATING_DUPLICATE_CAP",
+        "0.001",
+        "Share of people's votes one prompt may bring to the fit (normalised text); a prompt "
+        "asked more often keeps a seeded random sample of that many votes. 0 turns the cap off.",
+        _number(0, 1),
+        attr="rating_duplicate_cap",
+        group="rating",
+    ),
+    _setting(
+        "RATING_DUPLICATE_MIN_VOTES",
+        "20",
+        "The duplicate cap never keeps fewer than this many votes of a prompt (a small arena's "
+        "repeated prompts stay in).",
+        _integer(1, 1_000_000_000),
+        attr="rating_duplicate_min_votes",
+        group="rating",
+    ),
+    _setting(
+        "RATING_CATEGORY_MIN_VOTES",
+        "200",
+        "Votes a category or language needs before it gets a board of its own (`?category=`); "
+        "0 fits none.",
+        _integer(0, 1_000_000_000),
+        attr="rating_category_min_votes",
+        group="rating",
+    ),
 )
 
 
@@ -758,6 +785,9 @@ class Settings:
     style_ridge: float
     anomaly_alpha: float
     anomaly_min_gap_s: float
+    rating_duplicate_cap: float
+    rating_duplicate_min_votes: int
+    rating_category_min_votes: int
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def check_serving(self) -> None:

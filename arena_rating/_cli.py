@@ -63,6 +63,18 @@ def build_parser(prog: str = "python -m arena_rating") -> argparse.ArgumentParse
         help="Keep every session's votes (skip the anomaly screen).",
     )
     parser.add_argument(
+        "--no-identity-filter",
+        dest="identity_filter",
+        action="store_false",
+        help="Keep the votes on rounds whose answers named their own model or vendor.",
+    )
+    parser.add_argument(
+        "--no-duplicate-cap",
+        dest="duplicate_cap",
+        action="store_false",
+        help="Keep every vote of an over-asked prompt (no RATING_DUPLICATE_CAP).",
+    )
+    parser.add_argument(
         "--validate",
         action="store_true",
         help="Check the Fisher intervals against a multinomial bootstrap and log the result.",
@@ -111,6 +123,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     options = WorkerOptions(
         style=args.style,
         anomaly_filter=args.anomaly_filter,
+        identity_filter=args.identity_filter,
+        duplicate_cap=args.duplicate_cap,
         validate=args.validate,
         n_resamples=args.resamples,
         lock_wait_s=0.0 if args.loop else ONCE_LOCK_WAIT_S,

@@ -37,6 +37,9 @@ _FIELDS: dict[str, str] = {
     "STYLE_RIDGE": "style_ridge",
     "ANOMALY_ALPHA": "anomaly_alpha",
     "ANOMALY_MIN_GAP_S": "anomaly_min_gap_s",
+    "RATING_DUPLICATE_CAP": "duplicate_cap",
+    "RATING_DUPLICATE_MIN_VOTES": "duplicate_min_votes",
+    "RATING_CATEGORY_MIN_VOTES": "category_min_votes",
     "LOG_LEVEL": "log_level",
     "LOG_FORMAT": "log_format",
 }
@@ -56,6 +59,9 @@ class RatingSettings:
     style_ridge: float = 0.05
     anomaly_alpha: float = 0.05
     anomaly_min_gap_s: float = 1.5
+    duplicate_cap: float = 0.001
+    duplicate_min_votes: int = 20
+    category_min_votes: int = 200
     log_level: str = "info"
     log_format: str = "text"
 

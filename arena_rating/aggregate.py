@@ -6,11 +6,18 @@ and never pulls raw vote rows into Python for the default pass:
 ``read_session_stats``
     One ``GROUP BY anonymous_session_id`` over ``preferences`` with a window for the gaps between
     a session's votes: the inputs of the anomaly screen.
+``read_vote_filters``
+    The filters before the fit: the votes on rounds whose answers named themselves (through a
+    partial index over those few answers) and the votes of over-asked prompts beyond the cap
+    (one ``GROUP BY prompt_key``, then a seeded ranking within the heavy prompts only).
 ``read_pair_counts``
     One ``GROUP BY (LEAST(a, b), GREATEST(a, b))`` over ``preferences ⋈ matchups`` to canonical
-    ``(model_lo, model_hi, wins_lo, wins_hi, ties)`` rows. Skips and the votes of excluded
-    sessions are filtered inside the aggregate, so the same statement also reports how many
-    votes each filter dropped. O(votes) rows become O(model pairs).
+    ``(model_lo, model_hi, wins_lo, wins_hi, ties)`` rows. Skips, the votes of excluded
+    sessions and the filtered votes are left out inside the aggregate, so the same statement
+    also reports how many votes the screen dropped. O(votes) rows become O(model pairs).
+``read_slice_pair_counts``
+    The same per slice of prompts (category or language), in one ``GROUP BY`` over an
+    ``unnest`` of each round's slices.
 ``read_style_votes``
     The style pass's raw rows (``preferences ⋈ matchups ⋈ responses``), returned as one row of
     packed binary columns, with votes whose slot failed or whose metrics are missing excluded
@@ -28,7 +35,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,9 +55,12 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    true,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from arena_api.db.tables import matchups, preferences, responses
@@ -63,10 +73,13 @@ __all__ = [
     "VOTE_LABELS",
     "AggregatedVotes",
     "StyleRows",
+    "VoteFilters",
     "begin_snapshot",
     "read_pair_counts",
     "read_session_stats",
+    "read_slice_pair_counts",
     "read_style_votes",
+    "read_vote_filters",
 ]
 
 #: The votes the ratings are fitted to: people's. A judge model's votes are kept apart.
@@ -100,6 +113,109 @@ def _kept(excluded: Sequence[str]) -> ColumnElement[bool]:
     session = preferences.c.anonymous_session_id
     ids = select(func.unnest(bindparam("excluded", list(excluded), type_=ARRAY(Text))))
     return or_(session.is_(None), session.not_in(ids.scalar_subquery()))
+
+
+def _unfiltered(filtered: Sequence[uuid.UUID]) -> ColumnElement[bool]:
+    """Whether a vote passed the filters before the fit (not one of the ``filtered`` ids);
+    a hashed subplan, as in ``_kept``."""
+    if not filtered:
+        return literal(True)
+    ids = select(func.unnest(bindparam("filtered", list(filtered), type_=ARRAY(PG_UUID))))
+    return preferences.c.id.not_in(ids.scalar_subquery())
+
+
+@dataclass(frozen=True)
+class VoteFilters:
+    """The votes the filters before the fit leave out, by preference id.
+
+    Attributes
+    ----------
+    identity : dict
+        Non-skip votes on a round where an answer named its own model, family or vendor, with
+        the slots that did (``A``, ``B`` or ``AB``).
+    duplicates : dict
+        People's non-skip votes beyond the cap of an over-asked prompt, with its prompt key
+        (none that ``identity`` already holds).
+    cap : int or None
+        The most votes one prompt kept (``None``: the duplicate cap was off).
+    """
+
+    identity: dict[uuid.UUID, str] = field(default_factory=dict)
+    duplicates: dict[uuid.UUID, str] = field(default_factory=dict)
+    cap: int | None = None
+
+    @property
+    def excluded(self) -> tuple[uuid.UUID, ...]:
+        return (*self.identity, *self.duplicates)
+
+
+_IDENTITY_LEAKS = text(
+    """
+SELECT p.id, string_agg(r.slot, '' ORDER BY r.slot) AS slots
+  FROM responses r JOIN preferences p ON p.matchup_id = r.matchup_id
+ WHERE r.names_itself AND p.vote <> 'skip'
+ GROUP BY p.id
+"""
+)
+
+# People's non-skip votes per prompt key; a prompt with more than the cap keeps the cap's worth,
+# chosen by a seeded hash of the vote's id (the same votes pass after pass, new ones join by
+# the same order), and the rest are returned. The cap is a share of all those votes, never
+# fewer than :floor votes.
+_DUPLICATES = text(
+    """
+WITH votes AS (
+  SELECT p.id, m.prompt_key
+    FROM preferences p JOIN matchups m ON m.id = p.matchup_id
+   WHERE p.vote <> 'skip' AND p.method = 'human' AND m.prompt_key IS NOT NULL
+), cap AS (
+  SELECT greatest(ceil(CAST(:share AS float8) * count(*)), :floor)::bigint AS n FROM votes
+), heavy AS (
+  SELECT v.prompt_key FROM votes v GROUP BY 1 HAVING count(*) > (SELECT n FROM cap)
+), ranked AS (
+  SELECT v.id, v.prompt_key,
+         row_number() OVER (PARTITION BY v.prompt_key ORDER BY md5(:seed || v.id::text)) AS k
+    FROM votes v JOIN heavy h ON h.prompt_key = v.prompt_key
+)
+SELECT (SELECT n FROM cap) AS cap, r.id, r.prompt_key
+  FROM (SELECT 1) AS one LEFT JOIN ranked r ON r.k > (SELECT n FROM cap)
+"""
+)
+#: Seeds the choice of the votes an over-asked prompt keeps (stable from pass to pass).
+DUPLICATE_SEED = "arena:duplicate-prompts:1"
+
+
+async def read_vote_filters(
+    conn: AsyncConnection,
+    *,
+    identity: bool,
+    duplicate_share: float | None,
+    duplicate_floor: int,
+) -> VoteFilters:
+    """The votes the identity-leak filter and the duplicate-prompt cap leave out.
+
+    Parameters
+    ----------
+    identity : bool
+        Leave out the votes on rounds whose answers named themselves.
+    duplicate_share : float or None
+        The share of people's votes one prompt may take (``None``: no cap).
+    duplicate_floor : int
+        A prompt is never capped below this many votes.
+    """
+    leaks: dict[uuid.UUID, str] = {}
+    if identity:
+        leaks = {r.id: r.slots for r in (await conn.execute(_IDENTITY_LEAKS)).all()}
+    if duplicate_share is None:
+        return VoteFilters(identity=leaks)
+    found = (
+        await conn.execute(
+            _DUPLICATES,
+            {"share": duplicate_share, "floor": duplicate_floor, "seed": DUPLICATE_SEED},
+        )
+    ).all()
+    duplicates = {r.id: r.prompt_key for r in found if r.id is not None and r.id not in leaks}
+    return VoteFilters(identity=leaks, duplicates=duplicates, cap=int(found[0].cap))
 
 
 async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> SessionStats:
@@ -198,49 +314,116 @@ async def judge_votes_exist(conn: AsyncConnection) -> bool:
     return bool((await conn.execute(query)).scalar_one())
 
 
+def _pair_counts_query(
+    excluded_sessions: Sequence[str],
+    filtered: Sequence[uuid.UUID],
+    methods: Sequence[str],
+    *,
+    include_named: bool,
+    by_slice: bool,
+) -> Select[Any]:
+    """One ``GROUP BY`` to canonical pair counts (and, ``by_slice``, per slice of prompts)."""
+    a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
+    vote = preferences.c.vote
+    joined = preferences.join(matchups, matchups.c.id == preferences.c.matchup_id)
+    kept = _kept(excluded_sessions)
+    passed = _unfiltered(filtered)
+    counted = and_(kept, passed)
+    a_is_lo = a < b
+    lo_wins = or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo))
+    hi_wins = or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo))
+    keys: list[Any] = [func.least(a, b).label("lo"), func.greatest(a, b).label("hi")]
+    if by_slice:
+        # A function in FROM may read the tables before it (an implicit LATERAL).
+        slices = (
+            func.unnest(func.arena_prompt_slices(matchups.c.categories, matchups.c.language))
+            .table_valued("slice")
+            .render_derived(name="slices")
+        )
+        joined = joined.join(slices, true())
+        keys.insert(0, slices.c.slice.label("slice"))
+    query = (
+        select(
+            *keys,
+            func.count().filter(and_(counted, lo_wins)).label("wins_lo"),
+            func.count().filter(and_(counted, hi_wins)).label("wins_hi"),
+            func.count().filter(and_(counted, vote.in_(_TIES))).label("ties"),
+            func.count().filter(vote != "skip").label("compared"),
+            func.count().filter(and_(vote != "skip", ~kept)).label("excluded"),
+            func.count().filter(_unknown_vote()).label("unknown"),
+            func.count().filter(vote == "skip").label("skips"),
+            func.count().label("votes"),
+        )
+        .select_from(joined)
+        .where(preferences.c.method.in_(list(methods)))
+        .group_by(*(k.element for k in keys))
+    )
+    if not include_named:
+        query = query.where(matchups.c.mode != "named")
+    return query
+
+
 async def read_pair_counts(
     conn: AsyncConnection,
     *,
     excluded_sessions: Sequence[str] = (),
+    filtered: Sequence[uuid.UUID] = (),
     include_named: bool = False,
     methods: Sequence[str] = (HUMAN,),
 ) -> AggregatedVotes:
     """Aggregate every blind vote of ``methods`` (people's by default; with
     ``include_named``, the named rounds' votes too) into canonical pair counts with one
-    ``GROUP BY``.
+    ``GROUP BY``, leaving out the votes of ``excluded_sessions`` and the ``filtered`` ones.
 
     Raises
     ------
     RatingInputError
         A vote holds a label outside ``VOTE_LABELS``.
     """
-    a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
-    vote = preferences.c.vote
-    joined = preferences.join(matchups, matchups.c.id == preferences.c.matchup_id)
-    kept = _kept(excluded_sessions)
-    a_is_lo = a < b
-    lo_wins = or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo))
-    hi_wins = or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo))
-    query = (
-        select(
-            func.least(a, b).label("lo"),
-            func.greatest(a, b).label("hi"),
-            func.count().filter(and_(kept, lo_wins)).label("wins_lo"),
-            func.count().filter(and_(kept, hi_wins)).label("wins_hi"),
-            func.count().filter(and_(kept, vote.in_(_TIES))).label("ties"),
-            func.count().filter(vote != "skip").label("compared"),
-            func.count().filter(and_(vote != "skip", ~kept)).label("excluded"),
-            func.count().filter(vote == "skip").label("skips"),
-            func.count().filter(_unknown_vote()).label("unknown"),
-            func.count().label("votes"),
-        )
-        .select_from(joined)
-        .where(preferences.c.method.in_(list(methods)))
-        .group_by(func.least(a, b), func.greatest(a, b))
+    query = _pair_counts_query(
+        excluded_sessions, filtered, methods, include_named=include_named, by_slice=False
     )
-    if not include_named:
-        query = query.where(matchups.c.mode != "named")
-    rows = (await conn.execute(query)).all()
+    return _aggregated((await conn.execute(query)).all())
+
+
+async def read_slice_pair_counts(
+    conn: AsyncConnection,
+    *,
+    excluded_sessions: Sequence[str] = (),
+    filtered: Sequence[uuid.UUID] = (),
+    min_votes: int = 1,
+) -> dict[str, AggregatedVotes]:
+    """People's blind votes per slice of prompts (each category of a round, and its language
+    as ``language:<code>``), aggregated as ``read_pair_counts`` does, in one ``GROUP BY``; only
+    the slices with at least ``min_votes`` kept comparisons.
+
+    Raises
+    ------
+    RatingInputError
+        A vote holds a label outside ``VOTE_LABELS``.
+    """
+    query = _pair_counts_query(
+        excluded_sessions, filtered, (HUMAN,), include_named=False, by_slice=True
+    )
+    groups: dict[str, list[Any]] = {}
+    for row in (await conn.execute(query)).all():
+        groups.setdefault(row.slice, []).append(row)
+    boards = {name: _aggregated(rows) for name, rows in sorted(groups.items())}
+    return {
+        name: votes
+        for name, votes in boards.items()
+        if votes.model_ids and votes.decisive + votes.ties >= min_votes
+    }
+
+
+def _aggregated(rows: Sequence[Any]) -> AggregatedVotes:
+    """Canonical pair rows (``lo``, ``hi``, counts) as the fit's input.
+
+    Raises
+    ------
+    RatingInputError
+        A row counts votes with a label outside ``VOTE_LABELS``.
+    """
     unknown = sum(r.unknown for r in rows)
     if unknown:
         raise RatingInputError(f"{unknown} votes hold a label outside {VOTE_LABELS}")
@@ -306,6 +489,7 @@ async def read_style_votes(
     *,
     model_ids: Sequence[uuid.UUID],
     excluded_sessions: Sequence[str] = (),
+    filtered: Sequence[uuid.UUID] = (),
 ) -> StyleRows:
     """Raw non-skip votes with the style deltas of their two responses, as arrays.
 
@@ -323,6 +507,8 @@ async def read_style_votes(
         The pass's models, ascending; slot models are mapped to their positions here.
     excluded_sessions : sequence of str
         Sessions the screen excluded.
+    filtered : sequence of uuid.UUID
+        Votes the filters before the fit left out (counted with the excluded sessions').
 
     Raises
     ------
@@ -337,7 +523,7 @@ async def read_style_votes(
         .outerjoin(ra, and_(ra.c.matchup_id == matchups.c.id, ra.c.slot == "A"))
         .outerjoin(rb, and_(rb.c.matchup_id == matchups.c.id, rb.c.slot == "B"))
     )
-    flagged = ~_kept(excluded_sessions)
+    flagged = ~and_(_kept(excluded_sessions), _unfiltered(filtered))
     missing = or_(ra.c.id.is_(None), rb.c.id.is_(None))
     failed = or_(ra.c.error.is_not(None), rb.c.error.is_not(None))
     no_ttft = or_(ra.c.ttft_ms.is_(None), rb.c.ttft_ms.is_(None))

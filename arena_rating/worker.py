@@ -2,12 +2,16 @@
 
 A pass, on one connection holding the rating advisory lock:
 
-1. **read** (one read-only snapshot): per-session statistics, the anomaly screen, the pair
-   aggregate without the excluded sessions, and with ``--style`` the raw style rows;
+1. **read** (one read-only snapshot): per-session statistics, the anomaly screen, the filters
+   before the fit (identity leaks, the duplicate-prompt cap), the pair aggregate without the
+   excluded sessions and filtered votes, the other populations' and the slices' aggregates,
+   and with ``--style`` the raw style rows;
 2. **fit** the default Rao-Kupper model (warm-started from the previous refit unless this refit
    is a full one), with components, Fisher intervals and, with ``--validate``, a multinomial
    bootstrap whose agreement is logged;
-3. **write** ``model_ratings`` + ``model_rating_history`` in one transaction;
+3. **write** ``model_ratings`` + ``model_rating_history`` in one transaction, the other
+   populations' and the slices' boards (``model_population_ratings``) and the filtered votes
+   with their reasons (``vote_exclusions``);
 4. with ``--style``, fit and write the style-controlled ratings and coefficients.
 
 Refit cadence: refit 1 is always full (there is no warm state); afterwards every
@@ -41,6 +45,7 @@ from numpy.typing import NDArray
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from arena_api.db.tables import category_board
 from arena_rating._database import database_error
 from arena_rating._errors import DatabaseError, RatingFitError, SchemaMissing
 from arena_rating._logging import LOGGER_NAME
@@ -50,12 +55,15 @@ from arena_rating.aggregate import (
     HUMAN,
     AggregatedVotes,
     StyleRows,
+    VoteFilters,
     begin_snapshot,
     judge_votes_exist,
     named_votes_exist,
     read_pair_counts,
     read_session_stats,
+    read_slice_pair_counts,
     read_style_votes,
+    read_vote_filters,
 )
 from arena_rating.anomaly import ScreenResult, screen_sessions
 from arena_rating.bradley_terry import RaoKupperFit, fit_rao_kupper
@@ -72,8 +80,10 @@ from arena_rating.report import (
 from arena_rating.style import STYLE_FEATURES, STYLE_UNITS, StyleVotes, fit_style
 from arena_rating.trigger import Fingerprint, RefitTrigger, read_fingerprint
 from arena_rating.writeback import (
+    clear_category_boards,
     rating_lock,
     record_pass,
+    write_exclusions,
     write_population,
     write_ratings,
     write_style,
@@ -98,11 +108,13 @@ DRIFT_WARNING_SE = 0.5
 INITIAL_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 60.0
 #: The populations of ``model_population_ratings``: people's blind votes with the named rounds',
-#: the judge model's votes, and everyone's.
+#: the judge model's votes, everyone's, and people's blind votes without the filters before the
+#: fit (the anomaly screen still applies). Each slice's board is ``category:<slice>`` besides.
 WITH_NAMED = "with_named"
 JUDGE = "judge"
 ALL = "all"
-POPULATIONS = (WITH_NAMED, JUDGE, ALL)
+UNFILTERED = "unfiltered"
+POPULATIONS = (WITH_NAMED, JUDGE, ALL, UNFILTERED)
 #: How often the loop asks whether votes changed (or the minimum interval, if shorter).
 POLL_S = 1.0
 #: Excluded sessions named one by one in the log; the rest are counted.
@@ -136,6 +148,12 @@ class WorkerOptions:
         Also run the style-controlled pass.
     anomaly_filter : bool
         Screen sessions and exclude the flagged ones (``--no-anomaly-filter`` turns it off).
+    identity_filter : bool
+        Leave out the votes on rounds whose answers named themselves
+        (``--no-identity-filter`` turns it off).
+    duplicate_cap : bool
+        Cap the votes of over-asked prompts at ``RATING_DUPLICATE_CAP``
+        (``--no-duplicate-cap`` turns it off, as does a cap of 0).
     validate : bool
         Run the multinomial bootstrap and log its agreement with the Fisher intervals.
     n_resamples : int
@@ -148,6 +166,8 @@ class WorkerOptions:
 
     style: bool = False
     anomaly_filter: bool = True
+    identity_filter: bool = True
+    duplicate_cap: bool = True
     validate: bool = False
     n_resamples: int = 200
     lock_wait_s: float = 0.0
@@ -181,6 +201,11 @@ class PassReport:
     sessions_screened: int = 0
     sessions_excluded: int = 0
     votes_excluded: int = 0
+    #: Votes the filters before the fit left out: identity leaks, votes over the duplicate cap.
+    identity_leaks: int = 0
+    duplicates: int = 0
+    #: The slices of prompts that got a board of their own, with their comparisons.
+    slices: dict[str, int] = field(default_factory=dict)
     models: int = 0
     components: int = 0
     iterations: int = 0
@@ -207,8 +232,11 @@ class _Snapshot:
     aggregated: AggregatedVotes
     style: StyleRows | None
     #: The other populations' votes, by name (None: the population has no votes yet):
-    #: people's blind votes with the named rounds', the judge model's, everyone's.
+    #: people's blind votes with the named rounds', the judge model's, everyone's, unfiltered.
     populations: dict[str, AggregatedVotes | None] = dataclasses.field(default_factory=dict)
+    filters: VoteFilters = dataclasses.field(default_factory=VoteFilters)
+    #: The slices of prompts with enough votes for a board, by name.
+    slices: dict[str, AggregatedVotes] = dataclasses.field(default_factory=dict)
 
 
 class _Stopwatch:
@@ -293,6 +321,8 @@ class RatingWorker:
                     votes=report.votes,
                     votes_excluded=report.votes_excluded,
                     sessions_excluded=report.sessions_excluded,
+                    votes_identity_leaks=report.identity_leaks,
+                    votes_duplicates=report.duplicates,
                     models=report.models,
                     periodic=periodic,
                 )
@@ -310,31 +340,61 @@ class RatingWorker:
                 screen = screen_sessions(stats, significance_level=self.settings.anomaly_alpha)
                 excluded = screen.flagged_ids
                 clock.lap("screen")
-            aggregated = await read_pair_counts(conn, excluded_sessions=excluded)
+            filters = await self._filters(conn)
+            filtered = filters.excluded
+            clock.lap("filters")
+            aggregated = await read_pair_counts(conn, excluded_sessions=excluded, filtered=filtered)
             clock.lap("aggregate")
             populations: dict[str, AggregatedVotes | None] = dict.fromkeys(POPULATIONS)
+            if filtered:
+                populations[UNFILTERED] = await read_pair_counts(conn, excluded_sessions=excluded)
+                clock.lap("aggregate_unfiltered")
             if await named_votes_exist(conn):
                 populations[WITH_NAMED] = await read_pair_counts(
-                    conn, excluded_sessions=excluded, include_named=True
+                    conn, excluded_sessions=excluded, filtered=filtered, include_named=True
                 )
                 clock.lap("aggregate_with_named")
             if await judge_votes_exist(conn):
                 # A judge has no session to screen; everyone's votes drop the screened people.
-                populations[JUDGE] = await read_pair_counts(conn, methods=("judge",))
+                populations[JUDGE] = await read_pair_counts(
+                    conn, filtered=filtered, methods=("judge",)
+                )
                 populations[ALL] = await read_pair_counts(
-                    conn, excluded_sessions=excluded, methods=(HUMAN, "judge")
+                    conn, excluded_sessions=excluded, filtered=filtered, methods=(HUMAN, "judge")
                 )
                 clock.lap("aggregate_judge")
+            slices: dict[str, AggregatedVotes] = {}
+            if self.settings.category_min_votes > 0:
+                slices = await read_slice_pair_counts(
+                    conn,
+                    excluded_sessions=excluded,
+                    filtered=filtered,
+                    min_votes=self.settings.category_min_votes,
+                )
+                clock.lap("aggregate_slices")
             style = None
             if with_style and aggregated.model_ids:
                 style = await read_style_votes(
-                    conn, model_ids=aggregated.model_ids, excluded_sessions=excluded
+                    conn,
+                    model_ids=aggregated.model_ids,
+                    excluded_sessions=excluded,
+                    filtered=filtered,
                 )
                 clock.lap("style_read")
         if screen is not None:
             _log_screen(screen, already=self._excluded_before)
             self._excluded_before = set(screen.flagged_ids)
-        return _Snapshot(screen, aggregated, style, populations)
+        _log_filters(filters)
+        return _Snapshot(screen, aggregated, style, populations, filters, slices)
+
+    async def _filters(self, conn: AsyncConnection) -> VoteFilters:
+        share = self.settings.duplicate_cap
+        return await read_vote_filters(
+            conn,
+            identity=self.options.identity_filter,
+            duplicate_share=share if self.options.duplicate_cap and share > 0 else None,
+            duplicate_floor=self.settings.duplicate_min_votes,
+        )
 
     async def _rate(
         self, conn: AsyncConnection, snapshot: _Snapshot, clock: _Stopwatch, *, history: bool
@@ -346,6 +406,17 @@ class RatingWorker:
         )
         for population, votes in snapshot.populations.items():
             await self._population_pass(conn, population, votes, clock, history=history)
+        for name, votes in snapshot.slices.items():
+            await self._population_pass(
+                conn, category_board(name), votes, clock, history=history, lap="slices"
+            )
+        await clear_category_boards(conn, keep=[category_board(n) for n in snapshot.slices])
+        await write_exclusions(conn, snapshot.filters)
+        filtered = _FilterCounts(
+            identity_leaks=len(snapshot.filters.identity),
+            duplicates=len(snapshot.filters.duplicates),
+            slices={n: v.decisive + v.ties for n, v in snapshot.slices.items()},
+        )
         if not aggregated.model_ids:
             _log.info(
                 "no comparisons to rate yet (%s votes read, %s skips); nothing written",
@@ -359,6 +430,7 @@ class RatingWorker:
                 sessions_screened=sessions[0],
                 sessions_excluded=sessions[1],
                 timings=clock.laps,
+                **dataclasses.asdict(filtered),
             )
         self.refits += 1
         mode = refit_mode(
@@ -381,6 +453,7 @@ class RatingWorker:
             sessions_excluded=sessions[1],
             votes_excluded=aggregated.excluded,
             models=len(aggregated.model_ids),
+            **dataclasses.asdict(filtered),
             components=report.n_components,
             iterations=report.fit.iterations,
             drift_se=drift,
@@ -408,6 +481,7 @@ class RatingWorker:
         clock: _Stopwatch,
         *,
         history: bool,
+        lap: str | None = None,
     ) -> None:
         """Fit another population's votes (cold: it has no warm state of its own), for the
         leaderboard that asks for it; without votes its rows are cleared."""
@@ -422,7 +496,7 @@ class RatingWorker:
                 len(rows.model_ids),
             )
         await write_population(conn, population, rows, history=history)
-        clock.lap(population)
+        clock.lap(lap or population)
 
     def _summarise(self, aggregated: AggregatedVotes, fit: RaoKupperFit) -> RatingReport:
         """Intervals, components and the display scale of ``fit``, at the pass's settings."""
@@ -655,6 +729,29 @@ def _present_models(votes: StyleVotes) -> tuple[StyleVotes, NDArray[np.intp]]:
 
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{name} {value:,}" for name, value in counts.items())
+
+
+@dataclass(frozen=True)
+class _FilterCounts:
+    identity_leaks: int
+    duplicates: int
+    slices: dict[str, int]
+
+
+def _log_filters(filters: VoteFilters) -> None:
+    if filters.identity:
+        _log.info(
+            "identity filter: %s votes left out (an answer named its own model or vendor)",
+            f"{len(filters.identity):,}",
+        )
+    if filters.duplicates:
+        prompts = len(set(filters.duplicates.values()))
+        _log.info(
+            "duplicate cap: %s votes of %d over-asked prompts left out (at most %s votes each)",
+            f"{len(filters.duplicates):,}",
+            prompts,
+            f"{filters.cap:,}",
+        )
 
 
 def _log_screen(screen: ScreenResult, *, already: set[str]) -> None:

@@ -8,6 +8,10 @@ snapshot per model. Rows of models that are no longer part of the fit are delete
 always holds exactly the latest fit. ``write_style`` does the same for ``model_style_ratings``
 and ``style_control_coefficients`` (which have no history).
 
+Each pass also writes the other populations' boards (``write_population``; the boards of
+slices that fell below their threshold are cleared) and the votes its filters left out, with
+their reasons (``write_exclusions``).
+
 ``rating_lock`` takes a session-level PostgreSQL advisory lock for the whole pass, so a second
 rating process (another replica, or ``arena rate`` beside the embedded worker) either waits or
 skips its pass; two processes never interleave their writes.
@@ -22,11 +26,12 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 
 import numpy as np
-from sqlalchemy import Table, delete, func, select
+from sqlalchemy import Table, delete, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from arena_api.db.tables import (
+    CATEGORY_BOARD,
     model_population_ratings,
     model_rating_history,
     model_ratings,
@@ -35,6 +40,7 @@ from arena_api.db.tables import (
     style_control_coefficients,
 )
 from arena_rating._errors import RatingInputError
+from arena_rating.aggregate import VoteFilters
 from arena_rating.report import RatingRows
 
 __all__ = [
@@ -171,6 +177,8 @@ async def record_pass(
     sessions_excluded: int,
     models: int,
     periodic: bool,
+    votes_identity_leaks: int = 0,
+    votes_duplicates: int = 0,
 ) -> None:
     """Append what a pass did to ``rating_passes`` and drop all but the latest ``PASSES_KEPT``."""
     async with conn.begin():
@@ -182,6 +190,8 @@ async def record_pass(
                 votes=votes,
                 votes_excluded=votes_excluded,
                 sessions_excluded=sessions_excluded,
+                votes_identity_leaks=votes_identity_leaks,
+                votes_duplicates=votes_duplicates,
                 models=models,
                 periodic=periodic,
             )
@@ -208,8 +218,65 @@ async def write_population(
         if rows is not None and rows.model_ids:
             records = _records(rows, _RATING_COLUMNS, computed_at, population=population)
             await conn.execute(insert(table).values(records))
-            if history and population in HISTORY_POPULATIONS:
+            if history and (
+                population in HISTORY_POPULATIONS or population.startswith(CATEGORY_BOARD)
+            ):
                 await conn.execute(insert(model_rating_history).values(records))
+
+
+async def clear_category_boards(conn: AsyncConnection, *, keep: Sequence[str]) -> None:
+    """Remove the boards of the slices that no longer have enough votes (their history stays)."""
+    table = model_population_ratings
+    async with conn.begin():
+        await conn.execute(
+            delete(table).where(
+                table.c.population.startswith(CATEGORY_BOARD, autoescape=True),
+                table.c.population.not_in(list(keep)),
+            )
+        )
+
+
+async def write_exclusions(conn: AsyncConnection, filters: VoteFilters) -> None:
+    """Make ``vote_exclusions`` hold exactly the votes this pass's filters left out, with their
+    reasons; rows that stay are kept (with the time they were first left out)."""
+    reasons = [
+        *(("identity_leak", vote, slots) for vote, slots in filters.identity.items()),
+        *(("duplicate_prompt", vote, key) for vote, key in filters.duplicates.items()),
+    ]
+    async with conn.begin():
+        await conn.execute(
+            text(
+                "CREATE TEMP TABLE pass_exclusions (preference_id uuid PRIMARY KEY, reason text, "
+                "detail text) ON COMMIT DROP"
+            )
+        )
+        if reasons:
+            await conn.execute(
+                text(
+                    "INSERT INTO pass_exclusions SELECT * FROM "
+                    "unnest(CAST(:ids AS uuid[]), CAST(:reasons AS text[]), "
+                    "CAST(:details AS text[]))"
+                ),
+                {
+                    "ids": [vote for _, vote, _ in reasons],
+                    "reasons": [reason for reason, _, _ in reasons],
+                    "details": [detail for _, _, detail in reasons],
+                },
+            )
+        await conn.execute(
+            text(
+                "DELETE FROM vote_exclusions e WHERE NOT EXISTS (SELECT 1 FROM pass_exclusions p "
+                "WHERE p.preference_id = e.preference_id AND p.reason = e.reason)"
+            )
+        )
+        await conn.execute(
+            text(
+                "INSERT INTO vote_exclusions (preference_id, reason, detail) "
+                "SELECT p.preference_id, p.reason, p.detail FROM pass_exclusions p "
+                "JOIN preferences v ON v.id = p.preference_id "
+                "ON CONFLICT (preference_id) DO NOTHING"
+            )
+        )
 
 
 async def write_style(

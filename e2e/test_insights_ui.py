@@ -83,3 +83,28 @@ async def test_the_dashboard_counts_the_population_picked(
     await screenshot(page, "insights-judge-population")
     await page.get_by_role("radio", name="People").click()
     await expect(page.get_by_test_id("summary")).to_contain_text("3,000")
+
+
+async def test_the_category_picker_cuts_every_chart_to_one_slice_of_prompts(
+    demo_product: ProductProcess, page: Page
+) -> None:
+    await page.goto(f"{demo_product.url}/insights/rankings")
+    summary = page.get_by_test_id("summary")
+    await expect(summary).to_contain_text("3,000")
+
+    await page.get_by_test_id("category-picker").click()
+    coding = page.get_by_role("option", name=re.compile(r"^Coding · [\d,]+$"))
+    label = await coding.inner_text()
+    votes = label.rsplit("· ", 1)[1]
+    assert 0 < int(votes.replace(",", "")) < 3_000
+    await expect(page.get_by_role("option", name=re.compile(r"^Language: en · "))).to_be_visible()
+    await coding.click()
+
+    # Every count on the page is now the coding prompts' alone, and stays so across tabs.
+    await expect(summary).to_contain_text(votes)
+    await expect(summary).not_to_contain_text("3,000")
+    await expect(page.get_by_test_id("category-picker")).to_contain_text("Coding")
+    await screenshot(page, "insights-category-coding")
+    await page.get_by_test_id("tab-head-to-head").click()
+    await expect(page.get_by_test_id("category-picker")).to_contain_text("Coding")
+    await expect(summary).to_contain_text(votes)

@@ -22,6 +22,10 @@ category                    when
 
 The prompt's language is not decided here (it needs a model): ``arena_api.language`` does it.
 ``prompt_key`` is the normalised hash that finds the same prompt asked again.
+
+A board can be cut by any of these *slices*: a category, or a language as ``language:<code>``
+(``language:de``). ``slices`` lists a round's; ``check_slice`` validates one a reader asks for.
+The database computes the same list in ``arena_prompt_slices`` (migration 0014).
 """
 
 from __future__ import annotations
@@ -32,7 +36,15 @@ import unicodedata
 
 from arena_api.core.response_metrics import estimate_tokens
 
-__all__ = ["CATEGORIES", "LONG_QUERY_TOKENS", "classify", "prompt_key"]
+__all__ = [
+    "CATEGORIES",
+    "LANGUAGE_PREFIX",
+    "LONG_QUERY_TOKENS",
+    "check_slice",
+    "classify",
+    "prompt_key",
+    "slices",
+]
 
 CATEGORIES = (
     "coding",
@@ -43,6 +55,9 @@ CATEGORIES = (
     "multi_turn",
 )
 LONG_QUERY_TOKENS = 500
+LANGUAGE_PREFIX = "language:"
+_SLICE = re.compile(rf"(?:{'|'.join(CATEGORIES)})|{LANGUAGE_PREFIX}[a-z]{{2,3}}")
+_UNDETERMINED = "und"
 
 _I = re.IGNORECASE
 _FENCE = re.compile(r"```|~~~")
@@ -140,3 +155,16 @@ def prompt_key(prompt: str) -> str:
     text = unicodedata.normalize("NFKC", prompt).casefold()
     text = _PUNCTUATION_EDGES.sub("", _SPACE.sub(" ", text).strip())
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def slices(categories: tuple[str, ...] | list[str] | None, language: str | None) -> tuple[str, ...]:
+    """A round's slices: its categories, then its language unless it is unknown or ``und``."""
+    found = tuple(categories or ())
+    if language and language != _UNDETERMINED:
+        found += (LANGUAGE_PREFIX + language,)
+    return found
+
+
+def check_slice(value: str) -> str | None:
+    """``value`` if it names a slice (``coding``, ``language:en``, ...), else ``None``."""
+    return value if _SLICE.fullmatch(value) else None

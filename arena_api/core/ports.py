@@ -27,6 +27,7 @@ from arena_api.core.records import (
 from arena_api.core.views import (
     ActivityBucket,
     ActivityView,
+    CategoriesView,
     CostBucket,
     CostView,
     HeadToHeadView,
@@ -117,14 +118,16 @@ def pair_key(a: uuid.UUID, b: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID]:
 
 @dataclass(frozen=True)
 class MatchmakingSnapshot:
-    """What the matchmaker knows: games per canonical pair and rating-interval widths.
+    """What the matchmaker knows: games per canonical pair, ratings and their interval widths.
 
     ``games`` is keyed by ``pair_key``; a missing pair has 0 games. ``ci_width`` holds the 95%
-    interval width (rating points) of each rated model; an unrated model is absent.
+    interval width (rating points) of each rated model and ``rating`` its rating on the display
+    scale (1000 + 400/ln 10 · r); an unrated model is absent from both.
     """
 
     games: Mapping[tuple[uuid.UUID, uuid.UUID], int] = field(default_factory=dict)
     ci_width: Mapping[uuid.UUID, float] = field(default_factory=dict)
+    rating: Mapping[uuid.UUID, float] = field(default_factory=dict)
 
 
 class MatchmakingStats(Protocol):
@@ -231,14 +234,25 @@ class RatingPassRecord:
     votes_excluded: int
     sessions_excluded: int
     last_fit_at: datetime | None
+    #: Votes the filters before the fit left out: identity leaks, over the duplicate cap.
+    votes_identity_leaks: int = 0
+    votes_duplicates: int = 0
 
 
 class LeaderboardPort(Protocol):
     async def leaderboard(
-        self, *, include_named: bool = False, votes: Votes = "human"
+        self,
+        *,
+        include_named: bool = False,
+        votes: Votes = "human",
+        category: str | None = None,
+        filters: bool = True,
     ) -> LeaderboardRecords:
         """Enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes DESC, name;
-        the style coefficients and (only when there are coefficients) their spread.
+        the style coefficients and (only when there are coefficients) their spread. With
+        ``category``, the records and ratings of that slice of prompts' board (no style pass);
+        without ``filters``, the board that keeps the votes the filters before the fit left
+        out (no style pass).
 
         Must not scan the stored votes: its cost may grow with models, never with votes.
         """
@@ -252,17 +266,30 @@ class LeaderboardPort(Protocol):
 class AnalyticsPort(Protocol):
     """The insights dashboard's aggregates: model-level only, computed by the store.
 
-    None of them may scan the stored votes or answers on each call.
+    None of them may scan the stored votes or answers on each call. ``category`` cuts a read
+    to one slice of prompts (``arena_api.core.categories``); ``None`` reads every vote.
     """
 
-    async def summary(self, votes: Votes = "human") -> SummaryView: ...
+    async def summary(self, votes: Votes = "human", category: str | None = None) -> SummaryView: ...
 
-    async def head_to_head(self, votes: Votes = "human") -> HeadToHeadView: ...
+    async def categories(self, votes: Votes = "human") -> CategoriesView: ...
 
-    async def model_metrics(self, votes: Votes = "human") -> ModelMetricsView: ...
+    async def head_to_head(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> HeadToHeadView: ...
+
+    async def model_metrics(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> ModelMetricsView:
+        """Answer statistics per model over all its answers; slot records of ``category``."""
+        ...
 
     async def activity(
-        self, bucket: ActivityBucket, since: datetime | None, votes: Votes = "human"
+        self,
+        bucket: ActivityBucket,
+        since: datetime | None,
+        votes: Votes = "human",
+        category: str | None = None,
     ) -> ActivityView:
         """Buckets (UTC) with at least one vote whose start is at or after ``since``; the
         cumulative games count every earlier vote too."""
@@ -273,10 +300,18 @@ class AnalyticsPort(Protocol):
         without it), and per ``bucket`` and model; models ordered by cost, dearest first."""
         ...
 
-    async def style_control(self, votes: Votes = "human") -> StyleControlView: ...
+    async def style_control(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> StyleControlView:
+        """The style pass fits people's votes on every prompt: empty for any other cut."""
+        ...
 
     async def rating_history(
-        self, since: datetime | None, points: int | None = None, votes: Votes = "human"
+        self,
+        since: datetime | None,
+        points: int | None = None,
+        votes: Votes = "human",
+        category: str | None = None,
     ) -> RatingHistoryView:
         """Snapshots with ``computed_at >= since``, ordered by time then model id. With
         ``points``, the refits of at most that many equal spans of the time range: the last

@@ -18,6 +18,9 @@ __all__ = [
     "ActivityBucket",
     "ActivityView",
     "ActivityVotes",
+    "CategoriesView",
+    "CategoryCount",
+    "FilteredVotes",
     "AnswerView",
     "Components",
     "ComponentGroup",
@@ -330,6 +333,32 @@ class StyleControl(View):
     computed_at: Instant | None
 
 
+class FilteredVotes(View):
+    """Votes the latest rating pass left out of the fit, by reason."""
+
+    #: Votes of sessions the anomaly screen flagged.
+    anomalous_sessions: int
+    #: Votes on rounds whose answers named their own model, family or vendor.
+    identity_leaks: int
+    #: Votes of over-asked prompts beyond ``RATING_DUPLICATE_CAP``.
+    duplicate_prompts: int
+
+
+class CategoryCount(View):
+    """A slice of prompts with votes: a category, or a language as ``language:<code>``."""
+
+    category: str
+    votes: int
+    #: Whether the rating process fitted a board for it (it has enough votes).
+    rated: bool
+
+
+class CategoriesView(View):
+    """The slices of prompts with votes in the population asked for, most voted first."""
+
+    categories: list[CategoryCount]
+
+
 class LeaderboardView(View):
     components: Components
     style_control: StyleControl
@@ -338,6 +367,14 @@ class LeaderboardView(View):
     named_votes: Literal["excluded", "included"] = "excluded"
     #: Whose votes the board counts (``?votes=``): people's, the judge model's, or both.
     votes: Votes = "human"
+    #: The slice of prompts the board is cut to (``?category=``): a category, or
+    #: ``language:<code>``; ``null`` for every prompt.
+    category: str | None = None
+    #: Whether the ratings leave out the votes the filters before the fit dropped (identity
+    #: leaks, over-asked prompts): ``on``, or ``off`` for the board with them (``?filters=off``).
+    filters: Literal["on", "off"] = "on"
+    #: What the rating process's latest pass left out (``null`` before its first pass).
+    filtered_votes: FilteredVotes | None = None
 
 
 # -- analytics (``GET /api/arena/analytics/*``) --------------------------------------------------

@@ -7,6 +7,7 @@ grows with models, model pairs and hours of history, never with the number of vo
 =================  ================================================================================
 read               from
 =================  ================================================================================
+categories         ``category_pair_stats`` (the slices with votes), ``model_population_ratings``
 summary            ``pair_outcome_stats``, ``pair_vote_stats``, ``models``, ``model_ratings``
 head-to-head       ``pair_outcome_stats``
 model metrics      ``model_response_stats``, ``response_latency_buckets`` /
@@ -31,7 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import TypeAdapter
-from sqlalchemy import text
+from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from arena_api.core.views import (
@@ -39,6 +40,8 @@ from arena_api.core.views import (
     ActivityBucket,
     ActivityView,
     ActivityVotes,
+    CategoriesView,
+    CategoryCount,
     CostBucket,
     CostPoint,
     CostTotals,
@@ -59,6 +62,7 @@ from arena_api.core.views import (
     Votes,
 )
 from arena_api.db.outages import raises_unavailable
+from arena_api.db.tables import category_board
 
 __all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
 
@@ -70,15 +74,16 @@ _ENABLED_MODELS = text(
     "SELECT id, display_name FROM models WHERE enabled ORDER BY display_name, id"
 )
 
-_SUMMARY = text(
-    """
+_SUMMARY = """
 WITH sampled AS (
-  SELECT model_lo, model_hi FROM pair_vote_stats
+  SELECT LEAST(slot_a_model_id, slot_b_model_id) AS model_lo,
+         GREATEST(slot_a_model_id, slot_b_model_id) AS model_hi
+    FROM {outcomes} o
    WHERE method = ANY(CAST(:methods AS text[]))
    GROUP BY 1, 2
-  HAVING sum(games) > 0
+  HAVING sum(left_wins + right_wins + both_good + both_bad) > 0
 )
-SELECT (SELECT coalesce(sum(matchups), 0) FROM pair_outcome_stats) AS total_matchups,
+SELECT (SELECT coalesce(sum(matchups), 0) FROM {outcomes} o) AS total_matchups,
        coalesce(sum(o.left_wins + o.right_wins + o.both_good + o.both_bad + o.skips), 0)
          AS total_votes,
        coalesce(sum(o.left_wins + o.right_wins), 0) AS decisive_votes,
@@ -91,16 +96,27 @@ SELECT (SELECT coalesce(sum(matchups), 0) FROM pair_outcome_stats) AS total_matc
        (SELECT count(*) FROM sampled p
           JOIN models lo ON lo.id = p.model_lo AND lo.enabled
           JOIN models hi ON hi.id = p.model_hi AND hi.enabled) AS enabled_pairs_sampled,
-       (SELECT count(DISTINCT component_id) FROM model_ratings WHERE :votes = 'human')
+       (SELECT count(DISTINCT component_id) FROM model_ratings WHERE :board = 'human')
          + (SELECT count(DISTINCT component_id) FROM model_population_ratings
-             WHERE population = :votes) AS rating_components
-  FROM pair_outcome_stats o
+             WHERE population = :board) AS rating_components
+  FROM {outcomes} o
  WHERE o.method = ANY(CAST(:methods AS text[]))
+"""
+
+_CATEGORIES = text(
+    """
+SELECT c.category, sum(c.left_wins + c.right_wins + c.both_good + c.both_bad + c.skips) AS votes,
+       EXISTS (SELECT 1 FROM model_population_ratings r
+                WHERE r.population = 'category:' || c.category) AS rated
+  FROM category_pair_stats c
+ WHERE c.method = ANY(CAST(:methods AS text[]))
+ GROUP BY c.category
+HAVING sum(c.left_wins + c.right_wins + c.both_good + c.both_bad + c.skips) > 0
+ ORDER BY 2 DESC, 1
 """
 )
 
-_HEAD_TO_HEAD = text(
-    """
+_HEAD_TO_HEAD = """
 SELECT LEAST(slot_a_model_id, slot_b_model_id) AS model_a_id,
        GREATEST(slot_a_model_id, slot_b_model_id) AS model_b_id,
        sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN left_wins ELSE right_wins END)
@@ -108,16 +124,14 @@ SELECT LEAST(slot_a_model_id, slot_b_model_id) AS model_a_id,
        sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN right_wins ELSE left_wins END)
          AS b_wins,
        sum(both_good + both_bad) AS ties
-  FROM pair_outcome_stats
+  FROM {outcomes} o
  WHERE method = ANY(CAST(:methods AS text[]))
  GROUP BY 1, 2
 HAVING sum(left_wins + right_wins + both_good + both_bad) > 0
  ORDER BY 1, 2
 """
-)
 
-_RESPONSE_STATS = text(
-    """
+_RESPONSE_STATS = """
 SELECT m.id, m.display_name,
        coalesce(s.responses, 0) AS responses,
        s.output_tokens::float8 / NULLIF(s.responses, 0) AS mean_output_tokens,
@@ -130,13 +144,12 @@ SELECT m.id, m.display_name,
          AS slot_b_games
   FROM models m
   LEFT JOIN model_response_stats s ON s.model_id = m.id
-  LEFT JOIN pair_outcome_stats o ON m.id IN (o.slot_a_model_id, o.slot_b_model_id)
+  LEFT JOIN {outcomes} o ON m.id IN (o.slot_a_model_id, o.slot_b_model_id)
         AND o.method = ANY(CAST(:methods AS text[]))
  WHERE m.enabled
  GROUP BY m.id, m.display_name, s.responses, s.output_tokens, s.markdown_density
  ORDER BY m.display_name, m.id
 """
-)
 
 # percentile_cont(q) over n values is v[floor(p)] + (p - floor(p)) * (v[ceil(p)] - v[floor(p)])
 # with p = q * (n - 1) and v the sorted values, 0-based. `ranks` lists the two order statistics
@@ -196,14 +209,13 @@ SELECT r.model_id, r.metric, r.q,
 # rows, so a bucket's votes are half their sum. The running games per model are summed over a
 # dense (bucket x model) grid, so that a total carries through buckets in which the model did not
 # play and counts the games before :since.
-_ACTIVITY = text(
-    """
+_ACTIVITY = """
 WITH per_model AS (
   SELECT date_trunc(:bucket, bucket_start, 'UTC') AS bucket_start, model_id,
          sum(left_wins) AS left_wins, sum(right_wins) AS right_wins,
          sum(both_good) AS both_good, sum(both_bad) AS both_bad, sum(skips) AS skips,
          sum(left_wins + right_wins + both_good + both_bad) AS games
-    FROM vote_activity
+    FROM {activity} a
    WHERE method = ANY(CAST(:methods AS text[]))
    GROUP BY 1, 2
 ), votes AS (
@@ -229,13 +241,12 @@ WITH per_model AS (
    GROUP BY 1
 )
 SELECT v.bucket_start, v.left_wins, v.right_wins, v.both_good, v.both_bad, v.skips,
-       coalesce(c.games, '{}'::jsonb) AS games
+       coalesce(c.games, '{{}}'::jsonb) AS games
   FROM votes v
   LEFT JOIN cumulative c ON c.bucket_start = v.bucket_start
  WHERE CAST(:since AS timestamptz) IS NULL OR v.bucket_start >= :since
  ORDER BY v.bucket_start
 """
-)
 
 _COEFFICIENTS = text(
     "SELECT feature, coefficient, computed_at FROM style_control_coefficients ORDER BY feature"
@@ -264,7 +275,7 @@ SELECT coalesce(json_agg(json_build_object(
 # A refit stamps all its rows with one ``computed_at``. To thin a long history, the range of
 # refits is cut into :points equal spans and each span keeps its last refit.
 _THINNED_HISTORY_WHERE = """
- WHERE population = :votes AND computed_at IN (
+ WHERE population = :board AND computed_at IN (
    WITH refits AS (SELECT DISTINCT computed_at FROM model_rating_history {where}),
         span AS (SELECT min(computed_at) AS lo, max(computed_at) AS hi FROM refits)
    SELECT max(r.computed_at)
@@ -312,9 +323,42 @@ def _cost_totals(rows: Sequence[Any]) -> dict[str, Any]:
     return sums
 
 
-def _population(votes: Votes) -> dict[str, Any]:
-    """The parameters that pick a population's rows: its methods, and its name."""
-    return {"methods": list(VOTE_METHODS[votes]), "votes": votes}
+# A read cut to one slice of prompts reads the slice summaries (migration 0014) in place of the
+# summaries of all votes; each statement is written once, for both.
+_ALL_VOTES = {"outcomes": "pair_outcome_stats", "activity": "vote_activity"}
+_ONE_SLICE = {
+    "outcomes": "(SELECT * FROM category_pair_stats WHERE category = :category)",
+    "activity": "(SELECT * FROM category_vote_activity WHERE category = :category)",
+}
+
+
+def _cut(statement: str) -> dict[bool, TextClause]:
+    """``statement`` over all votes (``False``) and over one slice (``True``)."""
+    return {False: text(statement.format(**_ALL_VOTES)), True: text(statement.format(**_ONE_SLICE))}
+
+
+_SUMMARY_CUT = _cut(_SUMMARY)
+_HEAD_TO_HEAD_CUT = _cut(_HEAD_TO_HEAD)
+_RESPONSE_STATS_CUT = _cut(_RESPONSE_STATS)
+_ACTIVITY_CUT = _cut(_ACTIVITY)
+
+
+def _population(votes: Votes, category: str | None = None) -> dict[str, Any]:
+    """The parameters that pick a population's rows: its methods, its slice, and its board
+    (the rating population: ``category:<slice>`` boards are fitted to people's votes only)."""
+    return {
+        "methods": list(VOTE_METHODS[votes]),
+        "votes": votes,
+        "category": category,
+        "board": _board(votes, category),
+    }
+
+
+def _board(votes: Votes, category: str | None) -> str:
+    """The rating population a read's ratings come from; ``none`` when no board is fitted."""
+    if category is None:
+        return votes
+    return category_board(category) if votes == "human" else "none"
 
 
 async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
@@ -328,9 +372,10 @@ class PostgresAnalytics:
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
 
-    async def summary(self, votes: Votes = "human") -> SummaryView:
+    async def summary(self, votes: Votes = "human", category: str | None = None) -> SummaryView:
+        cut = _SUMMARY_CUT[category is not None]
         async with self._engine.connect() as conn:
-            row = (await conn.execute(_SUMMARY, _population(votes))).one()
+            row = (await conn.execute(cut, _population(votes, category))).one()
         enabled = int(row.enabled_models)
         return SummaryView(
             total_matchups=row.total_matchups,
@@ -347,10 +392,22 @@ class PostgresAnalytics:
             enabled_pairs_sampled=row.enabled_pairs_sampled,
         )
 
-    async def head_to_head(self, votes: Votes = "human") -> HeadToHeadView:
+    async def categories(self, votes: Votes = "human") -> CategoriesView:
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(_CATEGORIES, _population(votes))).all()
+        return CategoriesView(
+            categories=[
+                CategoryCount(category=r.category, votes=r.votes, rated=r.rated) for r in rows
+            ]
+        )
+
+    async def head_to_head(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> HeadToHeadView:
+        cut = _HEAD_TO_HEAD_CUT[category is not None]
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
-            rows = (await conn.execute(_HEAD_TO_HEAD, _population(votes))).all()
+            rows = (await conn.execute(cut, _population(votes, category))).all()
         return HeadToHeadView(
             models=models,
             pairs=[
@@ -366,9 +423,12 @@ class PostgresAnalytics:
             ],
         )
 
-    async def model_metrics(self, votes: Votes = "human") -> ModelMetricsView:
+    async def model_metrics(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> ModelMetricsView:
+        cut = _RESPONSE_STATS_CUT[category is not None]
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(_RESPONSE_STATS, _population(votes))).all()
+            rows = (await conn.execute(cut, _population(votes, category))).all()
             quantiles = list(PERCENTILES)
             found = (await conn.execute(_PERCENTILES, {"quantiles": quantiles})).all()
         pace: dict[tuple[uuid.UUID, str, float], float] = {
@@ -400,14 +460,18 @@ class PostgresAnalytics:
         )
 
     async def activity(
-        self, bucket: ActivityBucket, since: datetime | None, votes: Votes = "human"
+        self,
+        bucket: ActivityBucket,
+        since: datetime | None,
+        votes: Votes = "human",
+        category: str | None = None,
     ) -> ActivityView:
         if bucket not in ("day", "hour"):  # the statement takes the unit as data; never trust it
             raise ValueError(f"unknown bucket {bucket!r}")
-        params = {"bucket": bucket, "since": since, **_population(votes)}
+        params = {"bucket": bucket, "since": since, **_population(votes, category)}
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
-            rows = (await conn.execute(_ACTIVITY, params)).all()
+            rows = (await conn.execute(_ACTIVITY_CUT[category is not None], params)).all()
         return ActivityView(
             bucket=bucket,
             models=models,
@@ -457,8 +521,10 @@ class PostgresAnalytics:
             ],
         )
 
-    async def style_control(self, votes: Votes = "human") -> StyleControlView:
-        if votes != "human":  # the style pass fits people's votes only
+    async def style_control(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> StyleControlView:
+        if votes != "human" or category is not None:  # the style pass: people's, every prompt
             return StyleControlView(coefficients=[], models=[])
         async with self._engine.connect() as conn:
             coefficients = (await conn.execute(_COEFFICIENTS)).all()
@@ -482,14 +548,18 @@ class PostgresAnalytics:
         )
 
     async def rating_history(
-        self, since: datetime | None, points: int | None = None, votes: Votes = "human"
+        self,
+        since: datetime | None,
+        points: int | None = None,
+        votes: Votes = "human",
+        category: str | None = None,
     ) -> RatingHistoryView:
-        where = "WHERE population = :votes"
+        where = "WHERE population = :board"
         if since is not None:
             where += " AND computed_at >= :since"
         if points is not None:
             where = _THINNED_HISTORY_WHERE.format(where=where)
-        params = {"since": since, "points": points, "votes": votes}
+        params = {"since": since, "points": points, "board": _board(votes, category)}
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
             rows = await conn.execute(text(_HISTORY.format(where=where)), params)

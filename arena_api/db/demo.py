@@ -59,9 +59,11 @@ import asyncpg
 import numpy as np
 from numpy.typing import NDArray
 
+from arena_api.core.categories import classify, prompt_key
 from arena_api.core.cost import estimate_prompt_tokens
 from arena_api.core.ids import new_id
 from arena_api.core.models import ChatMessage
+from arena_api.language import detect_language
 
 __all__ = [
     "DEMO_HARNESS",
@@ -113,7 +115,7 @@ MAX_MODELS = 64
 _LITE = frozenset({"lite", "mini", "nano", "small", "tiny", "8b", "haiku"})
 _FLAGSHIP = frozenset({"pro", "ultra", "opus", "max", "large", "70b", "thinking"})
 _VERSION = re.compile(r"^v?(\d+(?:\.\d+)?)$")
-_PROMPTS = (
+_CLASSICS = (
     "Explain JWTs in simple terms",
     "Write a haiku about garbage collection",
     "What is the difference between a process and a thread?",
@@ -135,10 +137,136 @@ _PROMPTS = (
     "Plan a weekly workout for a beginner",
     "Explain the CAP theorem with an example",
 )
+_TOPICS = (
+    "DNS",
+    "OAuth",
+    "CRDTs",
+    "Raft consensus",
+    "B-trees",
+    "bloom filters",
+    "rate limiting",
+    "WebSockets",
+    "the GIL",
+    "TLS certificates",
+    "git rebase",
+    "photosynthesis",
+    "inflation",
+    "black holes",
+    "vaccines",
+    "plate tectonics",
+    "compound interest",
+    "quantum entanglement",
+    "the Roman republic",
+    "index funds",
+    "load balancers",
+    "garbage collection",
+    "hash maps",
+    "containers",
+    "message queues",
+    "unit testing",
+    "caching",
+    "the immune system",
+    "supply and demand",
+    "the water cycle",
+    "jet engines",
+    "antibiotics",
+    "the printing press",
+    "machine translation",
+    "solar panels",
+    "credit scores",
+    "sleep cycles",
+    "tides",
+    "electric cars",
+    "the Silk Road",
+)
+_AUDIENCES = (
+    "a five-year-old",
+    "a new engineer",
+    "my manager",
+    "an expert",
+    "my grandmother",
+    "a teenager",
+    "a product designer",
+    "a history teacher",
+    "a sceptical investor",
+    "someone who has never used a computer",
+)
+_ASKS = (
+    "Explain {t} to {a}",
+    "What do people get wrong about {t}? Answer for {a}",
+    "Give {a} three analogies for {t}",
+    "Summarise {t} in exactly five bullet points for {a}",
+)
+_FORMS = ("haiku", "limerick", "short story", "sonnet", "song chorus")
+_SUBJECTS = (
+    "a lighthouse keeper",
+    "Monday mornings",
+    "a lost umbrella",
+    "the first snow",
+    "a robot learning to paint",
+    "an old bookshop",
+    "a city at night",
+    "a stubborn goat",
+    "the last train home",
+    "a dragon who hates fire",
+)
+_TASKS = (
+    "invert a binary tree",
+    "parse a CSV file",
+    "debounce a function",
+    "merge two sorted arrays",
+    "validate an email address",
+    "retry an HTTP request",
+    "compute a moving average",
+    "deduplicate a list while keeping order",
+)
+_CODE_LANGUAGES = ("Python", "JavaScript", "Go", "Rust", "Java")
+_ELSEWHERE = (
+    "Wie funktioniert ein Verbrennungsmotor?",
+    "Erkläre mir bitte die Relativitätstheorie in einfachen Worten",
+    "Qu'est-ce que la photosynthèse et pourquoi est-elle importante ?",
+    "Écris un petit poème sur la mer en hiver",
+    "¿Cuál es la capital de Australia y por qué no es Sídney?",
+    "Explícame cómo funciona una hipoteca a tipo variable",
+    "Come si prepara un vero risotto alla milanese?",
+    "Hoe werkt de Nederlandse belastingaangifte voor freelancers?",
+    "如何在三个月内学会编程？",
+    "日本の四季について簡単に教えてください",
+)
+_GREETINGS = ("hi", "hello", "Hello!")
+#: Every prompt of a demo arena: a few thousand distinct questions (everyday, coding, maths,
+#: creative, constrained, in ten languages) and greetings, so that the boards per category and
+#: language fill and the duplicate-prompt cap has over-asked prompts to cap.
+_PROMPTS = (
+    *_CLASSICS,
+    *(ask.format(t=t, a=a) for ask in _ASKS for t in _TOPICS for a in _AUDIENCES),
+    *(f"Write a {form} about {subject}" for form in _FORMS for subject in _SUBJECTS),
+    *(f"How do I {task} in {lang}?" for task in _TASKS for lang in _CODE_LANGUAGES),
+    *(f"Write a {lang} function to {task}" for task in _TASKS for lang in _CODE_LANGUAGES),
+    *(
+        f"What is {x} * {y}, and how do I check it by hand?"
+        for x in (12, 37, 64, 99, 123)
+        for y in (7, 18, 45, 256)
+    ),
+    *(f"Solve for x: {a}x + {b} = {c}" for a in (2, 3, 5, 7) for b in (1, 4, 9) for c in (20, 50)),
+    *_ELSEWHERE,
+    *_GREETINGS,
+)
+#: Each round's prompt: the greetings are asked far more often than anything else (3 % of the
+#: rounds between them), as in a public arena; the rest uniformly.
+_GREETING_SHARE = 0.03
 _LEFT, _RIGHT, _GOOD, _BAD, _SKIP = range(5)
 _PG_EPOCH_US = 946_684_800_000_000  # 2000-01-01 in Unix microseconds: binary timestamptz origin
 _CHUNK = 100_000
 _LOCK_CLASS = 1095913026  # the seeder's advisory lock: one seeding run at a time
+
+
+def _draw_prompts(rng: np.random.Generator, n: int) -> NDArray[np.int16]:
+    """Each round's prompt index: a greeting with probability ``_GREETING_SHARE``."""
+    rest = len(_PROMPTS) - len(_GREETINGS)
+    weights = np.full(len(_PROMPTS), (1 - _GREETING_SHARE) / rest)
+    weights[rest:] = _GREETING_SHARE / len(_GREETINGS)
+    return rng.choice(len(_PROMPTS), size=n, p=weights).astype(np.int16)
 
 
 class DemoError(RuntimeError):
@@ -425,7 +553,7 @@ def _generate(
         parent=np.where(parent >= 0, rank[np.maximum(parent, 0)], -1),
         slot_a=slot_a[order],
         slot_b=slot_b[order],
-        prompt=rng.integers(0, len(_PROMPTS), n).astype(np.int16)[order],
+        prompt=_draw_prompts(rng, n)[order],
         matchup_us=matchup_us[order],
         vote_us=vote_us[order],
         vote=vote[order],
@@ -563,10 +691,13 @@ SELECT conversation_id, 'demo-' || lpad(to_hex(session_no), 6, '0'), matchup_at
     """
 INSERT INTO matchups (id, prompt, model_a_id, model_b_id, slot_a_model_id, slot_b_model_id,
                       slot_a_provider_model_id, slot_b_provider_model_id, matchup_token_hash,
-                      harness_version, mode, created_at)
+                      harness_version, mode, created_at, categories, language, prompt_key)
 SELECT s.matchup_id, q.prompt,
        LEAST(a.id, b.id), GREATEST(a.id, b.id), a.id, b.id, a.pmid, b.pmid,
-       repeat('0', 64), 'demo', 'blind', s.matchup_at
+       repeat('0', 64), 'demo', 'blind', s.matchup_at,
+       q.categories || CASE WHEN s.turn_index > 0 THEN '{multi_turn}'::text[]
+                            ELSE '{}'::text[] END,
+       q.language, q.prompt_key
   FROM demo_stage s
   JOIN demo_models a ON a.n = s.slot_a
   JOIN demo_models b ON b.n = s.slot_b
@@ -669,10 +800,10 @@ async def _remove_previous_demo(conn: asyncpg.Connection) -> int:
     )
     if not others:
         # external_chats, the judge's verdicts and claims and suite results only ever point at
-        # real (non-demo) rounds, so they are empty here.
+        # real (non-demo) rounds, so they are empty here; vote_exclusions holds demo votes.
         await conn.execute(
-            "TRUNCATE preferences, responses, turns, external_chats, judge_verdicts, "
-            "autojudge_claims, suite_results, matchups, conversations"
+            "TRUNCATE vote_exclusions, preferences, responses, turns, external_chats, "
+            "judge_verdicts, autojudge_claims, suite_results, matchups, conversations"
         )
         return int(demo)
     await conn.execute(
@@ -764,10 +895,15 @@ async def seed_demo(
             )
             await conn.execute(
                 "CREATE TEMP TABLE demo_prompts ON COMMIT DROP AS SELECT (n - 1)::int2 AS n, "
-                "prompt, tokens FROM unnest($1::text[], $2::int4[]) WITH ORDINALITY "
-                "AS q (prompt, tokens, n)",
+                "prompt, tokens, string_to_array(categories, ',') AS categories, language, "
+                "prompt_key FROM unnest($1::text[], $2::int4[], $3::text[], $4::text[], "
+                "$5::text[]) WITH ORDINALITY AS q (prompt, tokens, categories, language, "
+                "prompt_key, n)",
                 list(_PROMPTS),
                 [estimate_prompt_tokens([ChatMessage("user", p)]) for p in _PROMPTS],
+                [",".join(classify(p)) for p in _PROMPTS],
+                [detect_language(p) for p in _PROMPTS],
+                [prompt_key(p) for p in _PROMPTS],
             )
             for lo in range(0, n, _CHUNK):
                 hi = min(lo + _CHUNK, n)

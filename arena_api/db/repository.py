@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import asyncpg
-from sqlalchemy import false, func, select, update
+from sqlalchemy import and_, false, func, literal, select, union_all, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import FromClause, Select
@@ -39,6 +39,8 @@ from arena_api.core.views import VOTE_METHODS, Votes
 from arena_api.db.answers import AnswerWriter
 from arena_api.db.outages import raises_unavailable
 from arena_api.db.tables import (
+    category_board,
+    category_pair_stats,
     conversations,
     matchups,
     model_population_ratings,
@@ -505,10 +507,17 @@ class PostgresRepository:
             votes_excluded=row.votes_excluded,
             sessions_excluded=row.sessions_excluded,
             last_fit_at=row.last_fit_at,
+            votes_identity_leaks=row.votes_identity_leaks,
+            votes_duplicates=row.votes_duplicates,
         )
 
     async def leaderboard(
-        self, *, include_named: bool = False, votes: Votes = "human"
+        self,
+        *,
+        include_named: bool = False,
+        votes: Votes = "human",
+        category: str | None = None,
+        filters: bool = True,
     ) -> LeaderboardRecords:
         """Enabled models with their vote records and (when rated) both ratings, plus the style
         coefficients and the spread of the style deltas between enabled models.
@@ -518,28 +527,28 @@ class PostgresRepository:
         """
         rated: FromClause = model_ratings
         styled: FromClause = model_style_ratings
-        if votes != "human":  # another population's fit; the style pass fits people's only
+        if votes != "human" or category is not None:
+            # another population's or slice's fit; the style pass fits people's, every prompt
             pop = model_population_ratings
-            rated = select(pop).where(pop.c.population == votes).subquery("rated")
+            board = votes if category is None else category_board(category)
+            rated = (
+                select(pop)
+                .where(pop.c.population == board, literal(category is None or votes == "human"))
+                .subquery("rated")
+            )
             styled = select(model_style_ratings).where(false()).subquery("styled")
+        elif not filters:
+            async with self._engine.connect() as conn:
+                unfiltered = await _population_ratings(conn, "unfiltered")
+            if unfiltered is not None:  # else the filters left nothing out: the same board
+                rated = unfiltered
+                styled = select(model_style_ratings).where(false()).subquery("styled")
         elif include_named:
             async with self._engine.connect() as conn:
-                with_named = await _with_named_ratings(conn)
+                with_named = await _population_ratings(conn, "with_named")
             if with_named is not None:
                 rated = with_named
-        v = model_vote_stats.c
-        counts = (
-            select(
-                v.model_id,
-                func.sum(v.wins).label("wins"),
-                func.sum(v.losses).label("losses"),
-                func.sum(v.ties).label("ties"),
-                func.sum(v.skips).label("skips"),
-            )
-            .where(v.method.in_(VOTE_METHODS[votes]))
-            .group_by(v.model_id)
-            .subquery("counts")
-        )
+        counts = _vote_records(votes, category)
         wins = func.coalesce(counts.c.wins, 0)
         losses = func.coalesce(counts.c.losses, 0)
         ties = func.coalesce(counts.c.ties, 0)
@@ -623,6 +632,50 @@ class PostgresRepository:
         )
 
 
+def _vote_records(votes: Votes, category: str | None) -> FromClause:
+    """Each model's wins, losses, ties and skips among ``votes``: from ``model_vote_stats``, or
+    from the slice's pair summary (``category_pair_stats``, each side of each ordered pair)."""
+    methods = VOTE_METHODS[votes]
+    if category is None:
+        v = model_vote_stats.c
+        return (
+            select(
+                v.model_id,
+                func.sum(v.wins).label("wins"),
+                func.sum(v.losses).label("losses"),
+                func.sum(v.ties).label("ties"),
+                func.sum(v.skips).label("skips"),
+            )
+            .where(v.method.in_(methods))
+            .group_by(v.model_id)
+            .subquery("counts")
+        )
+    c = category_pair_stats.c
+    ties = c.both_good + c.both_bad
+    kept = and_(c.category == category, c.method.in_(methods))
+    sides = union_all(
+        select(
+            c.slot_a_model_id.label("model_id"),
+            c.left_wins.label("wins"),
+            c.right_wins.label("losses"),
+            ties.label("ties"),
+            c.skips,
+        ).where(kept),
+        select(c.slot_b_model_id, c.right_wins, c.left_wins, ties, c.skips).where(kept),
+    ).subquery("sides")
+    return (
+        select(
+            sides.c.model_id,
+            func.sum(sides.c.wins).label("wins"),
+            func.sum(sides.c.losses).label("losses"),
+            func.sum(sides.c.ties).label("ties"),
+            func.sum(sides.c.skips).label("skips"),
+        )
+        .group_by(sides.c.model_id)
+        .subquery("counts")
+    )
+
+
 # The style features' summed deltas in `pair_style_stats`, by coefficient name.
 _SPREAD_COLUMNS = {
     "verbosity": "verbosity",
@@ -632,11 +685,12 @@ _SPREAD_COLUMNS = {
 }
 
 
-async def _with_named_ratings(conn: AsyncConnection) -> FromClause | None:
-    """The fit that adds the named rounds' votes to the blind ones; None until a named round
-    was rated (the population is then the blind one)."""
+async def _population_ratings(conn: AsyncConnection, name: str) -> FromClause | None:
+    """The fit of another population of people's votes: ``with_named`` (the named rounds'
+    votes added to the blind ones) or ``unfiltered`` (the filtered votes kept); None while it
+    has no rows (the population is then the blind one)."""
     pop = model_population_ratings
-    population = select(pop).where(pop.c.population == "with_named")
+    population = select(pop).where(pop.c.population == name)
     if (await conn.execute(select(population.exists()))).scalar_one():
         return population.subquery("rated")
     return None

@@ -33,6 +33,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 __all__ = [
+    "vote_exclusions",
+    "CATEGORY_BOARD",
+    "category_board",
+    "category_pair_stats",
+    "category_vote_activity",
     "suite_results",
     "suite_runs",
     "autojudge_claims",
@@ -182,6 +187,8 @@ responses = Table(
     CheckConstraint("input_token_count >= 0", name="input_tokens"),
     CheckConstraint("input_token_source IN ('provider', 'estimated')", name="input_token_source"),
     CheckConstraint("cost_usd >= 0", name="cost"),
+    # The rating process's identity-leak filter reads the few answers that named themselves.
+    Index("responses_names_itself_idx", "matchup_id", postgresql_where=text("names_itself")),
 )
 
 turns = Table(
@@ -357,18 +364,55 @@ rating_passes = Table(
     Column("sessions_excluded", Integer, nullable=False),
     Column("models", Integer, nullable=False),
     Column("periodic", Boolean, nullable=False),
+    #: Votes the identity-leak and the duplicate-prompt filters left out (migration 0015).
+    Column("votes_identity_leaks", Integer, nullable=False, server_default=text("0")),
+    Column("votes_duplicates", Integer, nullable=False, server_default=text("0")),
     CheckConstraint("status IN ('rated', 'empty')", name="status"),
 )
 
+vote_exclusions = Table(
+    "vote_exclusions",
+    metadata,
+    Column(
+        "preference_id",
+        UUID(as_uuid=True),
+        ForeignKey("preferences.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("reason", Text, nullable=False),
+    Column("detail", Text, nullable=True),
+    Column("excluded_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    CheckConstraint("reason IN ('identity_leak', 'duplicate_prompt')", name="reason"),
+)
+"""Each vote the latest rating pass's filters left out, and why (migration 0015): an answer of
+its round named itself (``detail``: the slots), or its prompt was over the duplicate cap
+(``detail``: the prompt key)."""
+
+#: The population of a board fitted to one slice of prompts (migration 0014): people's votes on
+#: the rounds in that slice, as ``category:coding`` or ``category:language:de``.
+CATEGORY_BOARD = "category:"
+
+
+def category_board(slice_: str) -> str:
+    """The population name of ``slice_``'s board."""
+    return CATEGORY_BOARD + slice_
+
+
 # The fit of another population of votes than the blind one ``model_ratings`` holds:
-# ``with_named``, the blind votes and those of named side-by-side rounds.
+# ``with_named``, the blind votes and those of named side-by-side rounds; ``judge`` and ``all``;
+# ``unfiltered``, the blind votes the identity-leak and duplicate-prompt filters dropped kept in;
+# and one board per slice of prompts.
 model_population_ratings = Table(
     "model_population_ratings",
     metadata,
     Column("population", Text, primary_key=True),
     _rated_model_fk(primary_key=True),
     *_rating_columns(),
-    CheckConstraint("population IN ('with_named', 'judge', 'all')", name="population"),
+    CheckConstraint(
+        "population IN ('with_named', 'judge', 'all', 'unfiltered') "
+        "OR population LIKE 'category:%'",
+        name="population",
+    ),
     *_rating_checks(),
 )
 
@@ -397,7 +441,10 @@ model_rating_history = Table(
     Column("population", Text, nullable=False, server_default=text("'human'")),
     PrimaryKeyConstraint("population", "model_id", "computed_at"),
     *_rating_checks(),
-    CheckConstraint("population IN ('human', 'judge', 'all')", name="population"),
+    CheckConstraint(
+        "population IN ('human', 'judge', 'all') OR population LIKE 'category:%'",
+        name="population",
+    ),
     Index("model_rating_history_computed_idx", "computed_at"),
 )
 
@@ -488,6 +535,32 @@ vote_activity = Table(
 )
 """Votes per UTC hour (``preferences.created_at``) and model, by label: each vote is counted for
 both of its models, so a bucket's votes are half the sum over its models."""
+
+category_pair_stats = Table(
+    "category_pair_stats",
+    metadata,
+    Column("category", Text, nullable=False),
+    _model_ref("slot_a_model_id"),
+    _model_ref("slot_b_model_id"),
+    Column("matchups", Integer, nullable=False, server_default=text("0")),
+    *_outcome_counts(),
+    *_method(),
+    PrimaryKeyConstraint("category", "slot_a_model_id", "slot_b_model_id", "method"),
+)
+"""``pair_outcome_stats`` per slice of prompts (migration 0014): a category such as ``coding``,
+or a language as ``language:de``. A round counts under each of its slices."""
+
+category_vote_activity = Table(
+    "category_vote_activity",
+    metadata,
+    Column("category", Text, nullable=False),
+    Column("bucket_start", DateTime(timezone=True), nullable=False),
+    _model_ref("model_id"),
+    *_outcome_counts(),
+    *_method(),
+    PrimaryKeyConstraint("category", "bucket_start", "model_id", "method"),
+)
+"""``vote_activity`` per slice of prompts."""
 
 _STYLE_SUMS = tuple(
     f"{feature}_{kind}"

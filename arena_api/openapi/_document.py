@@ -54,6 +54,7 @@ _MODELS: tuple[tuple[type[BaseModel], JsonSchemaMode], ...] = (
     (views.ConversationView, "serialization"),
     (views.LeaderboardView, "serialization"),
     (views.SummaryView, "serialization"),
+    (views.CategoriesView, "serialization"),
     (views.HeadToHeadView, "serialization"),
     (views.ModelMetricsView, "serialization"),
     (views.ActivityView, "serialization"),

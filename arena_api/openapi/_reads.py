@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena_api.core.categories import CATEGORIES
 from arena_api.openapi._operation import Operation, json_answer, param
 
 __all__ = ["READ_OPERATIONS"]
@@ -19,6 +20,14 @@ _VOTES = param(
     "votes",
     {"type": "string", "enum": ["human", "judge", "all"], "default": "human"},
     "Whose votes to count: people's, the judge model's, or both.",
+)
+
+_CATEGORY = param(
+    "query",
+    "category",
+    {"type": "string", "pattern": f"^(?:{'|'.join(CATEGORIES)}|language:[a-z]{{2,3}})$"},
+    "Only the rounds in one slice of prompts: a category, or a language as `language:<code>` "
+    "(ISO 639, e.g. `language:de`). Category boards are fitted to people's votes.",
 )
 
 _EXPORT = Operation(
@@ -105,6 +114,14 @@ READ_OPERATIONS: tuple[Operation, ...] = (
                 "(people's votes only).",
             ),
             _VOTES,
+            _CATEGORY,
+            param(
+                "query",
+                "filters",
+                {"type": "string", "enum": ["on", "off"], "default": "on"},
+                "`off`: the board that keeps the votes the identity-leak filter and the "
+                "duplicate-prompt cap left out (people's blind votes on every prompt only).",
+            ),
         ),
     ),
     *(
@@ -116,9 +133,18 @@ READ_OPERATIONS: tuple[Operation, ...] = (
             "analytics",
             {"200": json_answer(summary + ".", schema)},
             errors=(400, 404, 503),
-            parameters=parameters if name == "cost" else (*parameters, _VOTES),
+            parameters=parameters
+            if name in ("cost", "categories")
+            else (*parameters, _VOTES, _CATEGORY),
         )
         for name, operation_id, summary, schema, parameters in (
+            (
+                "categories",
+                "getCategories",
+                "The slices of prompts (categories, languages) with votes, most voted first",
+                "CategoriesView",
+                (_VOTES,),
+            ),
             (
                 "summary",
                 "getAnalyticsSummary",

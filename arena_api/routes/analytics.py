@@ -19,9 +19,16 @@ from starlette.routing import BaseRoute, Route
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.views import ActivityBucket, CostBucket, View, Votes
 from arena_api.services import ReadService
-from arena_api.services.reads import check_votes
+from arena_api.services.reads import check_category, check_votes
 
-__all__ = ["parse_bucket", "parse_points", "parse_since", "parse_votes", "routes"]
+__all__ = [
+    "parse_bucket",
+    "parse_category",
+    "parse_points",
+    "parse_since",
+    "parse_votes",
+    "routes",
+]
 
 _Bucket = TypeVar("_Bucket", ActivityBucket, CostBucket)
 _BUCKETS: tuple[ActivityBucket, ...] = ("day", "hour")
@@ -93,23 +100,39 @@ def parse_votes(params: QueryParams) -> Votes:
     return check_votes(params.get("votes", "human"))
 
 
+def parse_category(params: QueryParams) -> str | None:
+    """The ``category`` parameter (one slice of prompts), ``None`` when absent.
+
+    Raises:
+        InvalidRequest: not a category or ``language:<code>``.
+    """
+    return check_category(params.get("category"))
+
+
+def _cut(params: QueryParams) -> tuple[Votes, str | None]:
+    return parse_votes(params), parse_category(params)
+
+
 async def summary(request: Request) -> Response:
-    return _json(await _reads(request).analytics_summary(parse_votes(request.query_params)))
+    return _json(await _reads(request).analytics_summary(*_cut(request.query_params)))
+
+
+async def categories(request: Request) -> Response:
+    return _json(await _reads(request).categories(parse_votes(request.query_params)))
 
 
 async def head_to_head(request: Request) -> Response:
-    return _json(await _reads(request).head_to_head(parse_votes(request.query_params)))
+    return _json(await _reads(request).head_to_head(*_cut(request.query_params)))
 
 
 async def model_metrics(request: Request) -> Response:
-    return _json(await _reads(request).model_metrics(parse_votes(request.query_params)))
+    return _json(await _reads(request).model_metrics(*_cut(request.query_params)))
 
 
 async def activity(request: Request) -> Response:
     bucket = parse_bucket(request.query_params, _BUCKETS)
     since = parse_since(request.query_params)
-    votes = parse_votes(request.query_params)
-    return _json(await _reads(request).activity(bucket, since, votes))
+    return _json(await _reads(request).activity(bucket, since, *_cut(request.query_params)))
 
 
 async def cost(request: Request) -> Response:
@@ -119,7 +142,7 @@ async def cost(request: Request) -> Response:
 
 
 async def style_control(request: Request) -> Response:
-    return _json(await _reads(request).style_control(parse_votes(request.query_params)))
+    return _json(await _reads(request).style_control(*_cut(request.query_params)))
 
 
 def parse_points(params: QueryParams) -> int | None:
@@ -142,14 +165,17 @@ def parse_points(params: QueryParams) -> int | None:
 async def rating_history(request: Request) -> Response:
     since = parse_since(request.query_params)
     points = parse_points(request.query_params)
-    votes = parse_votes(request.query_params)
-    return _json(await _reads(request).rating_history(since, points=points, votes=votes))
+    votes, category = _cut(request.query_params)
+    return _json(
+        await _reads(request).rating_history(since, points=points, votes=votes, category=category)
+    )
 
 
 _PREFIX = "/api/arena/analytics"
 
 routes: list[BaseRoute] = [
     Route(f"{_PREFIX}/summary", summary, methods=["GET"], name="analytics_summary"),
+    Route(f"{_PREFIX}/categories", categories, methods=["GET"], name="analytics_categories"),
     Route(f"{_PREFIX}/head-to-head", head_to_head, methods=["GET"], name="analytics_head_to_head"),
     Route(
         f"{_PREFIX}/model-metrics", model_metrics, methods=["GET"], name="analytics_model_metrics"

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import cast
 
+from arena_api.core.categories import CATEGORIES, check_slice
 from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
 from arena_api.core.ports import (
@@ -27,12 +28,14 @@ from arena_api.core.views import (
     ActivityBucket,
     ActivityView,
     AnswerView,
+    CategoriesView,
     ComponentGroup,
     Components,
     ConfidenceInterval,
     ConversationView,
     CostBucket,
     CostView,
+    FilteredVotes,
     HeadToHeadView,
     LeaderboardEntry,
     LeaderboardView,
@@ -50,7 +53,7 @@ from arena_api.core.views import (
 )
 from arena_api.services._reveal import reveal
 
-__all__ = ["check_votes", "ReadService"]
+__all__ = ["check_category", "check_votes", "ReadService"]
 
 #: Rating points per unit of log-odds: the display scale ``1000 + (400 / ln 10) * r`` of the
 #: rating process, through which style coefficients are restated in rating points too.
@@ -148,7 +151,12 @@ class ReadService:
         return await self._repo.last_rating_pass()
 
     async def leaderboard(
-        self, *, include_named: bool = False, votes: Votes = "human"
+        self,
+        *,
+        include_named: bool = False,
+        votes: Votes = "human",
+        category: str | None = None,
+        filters: bool = True,
     ) -> LeaderboardView:
         """Enabled models' records and ratings, plus what reading the ratings needs.
 
@@ -159,18 +167,33 @@ class ReadService:
         style-controlled ratings stay blind). Vote counts cover every vote of the population.
         ``votes``: people's votes (the default), the judge model's, or both; the judge's and
         the combined populations have no style-controlled ratings (the style pass fits people's
-        votes) and count every mode.
+        votes) and count every mode. ``category``: the board of one slice of prompts (a category
+        or ``language:<code>``), fitted to people's votes on those prompts once it has enough
+        of them; other populations get its vote records without ratings. ``filters=False``:
+        the people's blind board with the votes the identity-leak filter and the duplicate-prompt
+        cap left out kept in (no style-controlled ratings).
 
         Raises:
-            InvalidRequest: an unknown population, or ``include_named`` with another one.
+            InvalidRequest: an unknown population or slice, or ``include_named`` or
+                ``filters=False`` with another population or a slice (or each other).
         """
         check_votes(votes)
-        if include_named and votes != "human":
+        check_category(category)
+        plain = votes == "human" and category is None
+        if include_named and not plain:
             raise InvalidRequest(
-                "include=named applies to people's votes only",
-                details={"include": ["only with votes=human"]},
+                "include=named applies to people's votes on every prompt only",
+                details={"include": ["only with votes=human and no category"]},
             )
-        records = await self._repo.leaderboard(include_named=include_named, votes=votes)
+        if not filters and (include_named or not plain):
+            raise InvalidRequest(
+                "filters=off applies to people's blind votes on every prompt only",
+                details={"filters": ["only with votes=human, no category and no include"]},
+            )
+        records = await self._repo.leaderboard(
+            include_named=include_named, votes=votes, category=category, filters=filters
+        )
+        last_pass = await self._repo.last_rating_pass()
         rows = records.models
         ranks = _ranks_by_overlap(
             (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
@@ -216,6 +239,15 @@ class ReadService:
             models=entries,
             named_votes="included" if include_named else "excluded",
             votes=votes,
+            category=category,
+            filters="on" if filters else "off",
+            filtered_votes=None
+            if last_pass is None
+            else FilteredVotes(
+                anomalous_sessions=last_pass.votes_excluded,
+                identity_leaks=last_pass.votes_identity_leaks,
+                duplicate_prompts=last_pass.votes_duplicates,
+            ),
         )
 
     # -- analytics (the insights dashboard) ------------------------------------------------------
@@ -226,27 +258,47 @@ class ReadService:
         return self._analytics
 
     # Every read counts one population of votes (``votes``): people's by default, the judge
-    # model's, or both. An unknown one is an ``InvalidRequest``.
+    # model's, or both; and, with ``category``, only the rounds in one slice of prompts. An
+    # unknown population or slice is an ``InvalidRequest``.
 
-    async def analytics_summary(self, votes: Votes = "human") -> SummaryView:
+    async def analytics_summary(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> SummaryView:
         """Arena-wide totals: votes by kind, slot split, pair coverage, rating components.
 
         Raises:
             NotFound: this service was built without an analytics port.
         """
-        return await self._analytics_port().summary(check_votes(votes))
+        return await self._analytics_port().summary(check_votes(votes), check_category(category))
 
-    async def head_to_head(self, votes: Votes = "human") -> HeadToHeadView:
+    async def categories(self, votes: Votes = "human") -> CategoriesView:
+        """The slices of prompts (categories and ``language:<code>``) with votes, most voted
+        first, and whether each has a board of its own."""
+        return await self._analytics_port().categories(check_votes(votes))
+
+    async def head_to_head(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> HeadToHeadView:
         """Per canonical pair: each side's wins and the ties (skips excluded)."""
-        return await self._analytics_port().head_to_head(check_votes(votes))
+        return await self._analytics_port().head_to_head(
+            check_votes(votes), check_category(category)
+        )
 
-    async def model_metrics(self, votes: Votes = "human") -> ModelMetricsView:
+    async def model_metrics(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> ModelMetricsView:
         """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
-        its error-free answers, and its decisive record in each slot."""
-        return await self._analytics_port().model_metrics(check_votes(votes))
+        its error-free answers (all of them), and its decisive record in each slot."""
+        return await self._analytics_port().model_metrics(
+            check_votes(votes), check_category(category)
+        )
 
     async def activity(
-        self, bucket: ActivityBucket = "day", since: datetime | None = None, votes: Votes = "human"
+        self,
+        bucket: ActivityBucket = "day",
+        since: datetime | None = None,
+        votes: Votes = "human",
+        category: str | None = None,
     ) -> ActivityView:
         """Votes by outcome and cumulative games per model, per UTC day or hour.
 
@@ -262,7 +314,9 @@ class ReadService:
             raise InvalidRequest(
                 "bucket must be day or hour", details={"bucket": ["must be day or hour"]}
             )
-        return await self._analytics_port().activity(bucket, _aware(since), check_votes(votes))
+        return await self._analytics_port().activity(
+            bucket, _aware(since), check_votes(votes), check_category(category)
+        )
 
     async def cost(self, bucket: CostBucket = "day", since: datetime | None = None) -> CostView:
         """What answers cost per model, over the range and per UTC day, week or month.
@@ -281,13 +335,22 @@ class ReadService:
             )
         return await self._analytics_port().cost(bucket, _aware(since))
 
-    async def style_control(self, votes: Votes = "human") -> StyleControlView:
-        """The stored style coefficients and the models rated by both passes (people's votes
-        only: other populations have none)."""
-        return await self._analytics_port().style_control(check_votes(votes))
+    async def style_control(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> StyleControlView:
+        """The stored style coefficients and the models rated by both passes (people's votes on
+        every prompt only: other populations and slices have none)."""
+        return await self._analytics_port().style_control(
+            check_votes(votes), check_category(category)
+        )
 
     async def rating_history(
-        self, since: datetime | None = None, *, points: int | None = None, votes: Votes = "human"
+        self,
+        since: datetime | None = None,
+        *,
+        points: int | None = None,
+        votes: Votes = "human",
+        category: str | None = None,
     ) -> RatingHistoryView:
         """Rating snapshots (one per model per refit) at or after ``since``, in time order;
         with ``points``, only the last refit of each of that many equal spans of time.
@@ -301,8 +364,23 @@ class ReadService:
                 details={"points": [f"must be between 1 and {MAX_HISTORY_POINTS}"]},
             )
         return await self._analytics_port().rating_history(
-            _aware(since), points, check_votes(votes)
+            _aware(since), points, check_votes(votes), check_category(category)
         )
+
+
+def check_category(category: str | None) -> str | None:
+    """``category`` if it names a slice of prompts (or is ``None``: every prompt).
+
+    Raises:
+        InvalidRequest: anything else.
+    """
+    if category is None or check_slice(category) is not None:
+        return category
+    allowed = ", ".join(CATEGORIES)
+    raise InvalidRequest(
+        f"category must be one of {allowed}, or language:<ISO 639 code>",
+        details={"category": [f"must be one of {allowed}, or language:<code> (language:en)"]},
+    )
 
 
 def check_votes(votes: str) -> Votes:

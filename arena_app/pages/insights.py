@@ -151,6 +151,18 @@ def _tabs(active: str) -> rx.Component:
             aria_label="Whose votes to count",
             data_testid="votes-population",
         ),
+        rx.select.root(
+            rx.select.trigger(aria_label="Which prompts to count", data_testid="category-picker"),
+            rx.select.content(
+                rx.foreach(
+                    InsightsState.category_options,
+                    lambda option: rx.select.item(option["label"], value=option["value"]),
+                )
+            ),
+            value=InsightsState.category,
+            on_change=InsightsState.set_category,
+            size="2",
+        ),
         spacing="2",
         wrap="wrap",
         width="100%",

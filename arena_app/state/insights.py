@@ -10,8 +10,9 @@ from typing import Any
 
 import reflex as rx
 
+from arena_api.core.categories import LANGUAGE_PREFIX, check_slice
 from arena_api.core.views import VOTE_METHODS, Votes
-from arena_api.services.reads import check_votes
+from arena_api.services.reads import check_category, check_votes
 from arena_app.backend import services
 from arena_app.formatting import dollars
 
@@ -26,6 +27,16 @@ STYLE_UNITS = {
     "latency_ttft": "per std. dev. of TTFT",
     "latency_duration": "per std. dev. of duration",
 }
+
+
+ALL_PROMPTS = "all"
+
+
+def category_label(value: str) -> str:
+    """``creative_writing`` as "Creative writing", ``language:de`` as "Language: de"."""
+    if value.startswith(LANGUAGE_PREFIX):
+        return f"Language: {value.removeprefix(LANGUAGE_PREFIX)}"
+    return value.replace("_", " ").capitalize()
 
 
 def _pct(part: float, whole: float) -> float:
@@ -73,9 +84,16 @@ class InsightsState(rx.State):
 
     #: Whose votes the dashboard counts: people's (the default), the judge model's, or both.
     votes: str = "human"
+    #: The slice of prompts it is cut to: ``all``, a category, or ``language:<code>``.
+    category: str = ALL_PROMPTS
+    #: The picker's choices: every prompt, then the slices with votes (most voted first).
+    category_options: list[dict[str, str]] = [{"value": ALL_PROMPTS, "label": "All prompts"}]
 
     def _population(self) -> Votes:
         return check_votes(self.votes)
+
+    def _slice(self) -> str | None:
+        return None if self.category == ALL_PROMPTS else check_category(self.category)
 
     @rx.event
     async def set_votes(self, value: str | list[str]) -> Any:
@@ -83,6 +101,18 @@ class InsightsState(rx.State):
         if not isinstance(value, str) or value not in VOTE_METHODS:
             return None
         self.votes = value
+        return self._reload()
+
+    @rx.event
+    async def set_category(self, value: str) -> Any:
+        """Cut the dashboard to one slice of prompts (or none), and reload the tab on screen."""
+        if value != ALL_PROMPTS and check_slice(value) is None:
+            return None
+        self.category = value
+        return self._reload()
+
+    def _reload(self) -> Any:
+        """The loader of the tab on screen."""
         tab = self.router.page.path.rstrip("/").rsplit("/", 1)[-1]
         loaders = {
             "rankings": InsightsState.load_rankings,
@@ -112,9 +142,18 @@ class InsightsState(rx.State):
         return ""
 
     async def _summary(self) -> None:
-        view = await services().reads.analytics_summary(self._population())
+        reads = services().reads
+        view = await reads.analytics_summary(self._population(), self._slice())
+        slices = await reads.categories(self._population())
         decisive = view.slot_a_wins + view.slot_b_wins
         self._update(
+            category_options=[
+                {"value": ALL_PROMPTS, "label": "All prompts"},
+                *(
+                    {"value": c.category, "label": f"{category_label(c.category)} · {c.votes:,}"}
+                    for c in slices.categories
+                ),
+            ],
             has_votes=view.total_votes > 0,
             has_fit=view.rating_components is not None,
             summary=[
@@ -147,7 +186,7 @@ class InsightsState(rx.State):
 
     async def _rankings(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard(votes=self._population())
+        board = await services().reads.leaderboard(votes=self._population(), category=self._slice())
         rankings = [
             {
                 "name": m.display_name,
@@ -205,8 +244,8 @@ class InsightsState(rx.State):
     @rx.event
     async def load_head_to_head(self) -> None:
         await self._summary()
-        view = await services().reads.head_to_head(self._population())
-        board = await services().reads.leaderboard(votes=self._population())
+        view = await services().reads.head_to_head(self._population(), self._slice())
+        board = await services().reads.leaderboard(votes=self._population(), category=self._slice())
         names = {m.id: m.display_name for m in view.models}
         order = [m.display_name for m in board.models if m.display_name in names.values()]
         cells: dict[tuple[str, str], dict[str, Any]] = {}
@@ -280,7 +319,7 @@ class InsightsState(rx.State):
     @rx.event
     async def load_style(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard(votes=self._population())
+        board = await services().reads.leaderboard(votes=self._population(), category=self._slice())
         self.coefficients = [
             {
                 "feature": effect.feature,
@@ -289,7 +328,7 @@ class InsightsState(rx.State):
             }
             for effect in board.style_control.effects
         ]
-        view = await services().reads.model_metrics(self._population())
+        view = await services().reads.model_metrics(self._population(), self._slice())
         win_rates = {m.id: m.win_rate * 100 for m in board.models}
         self.positions = [
             _dumbbell_row(
@@ -317,7 +356,7 @@ class InsightsState(rx.State):
     async def load_activity(self) -> None:
         await self._summary()
         history = await services().reads.rating_history(
-            points=HISTORY_POINTS, votes=self._population()
+            points=HISTORY_POINTS, votes=self._population(), category=self._slice()
         )
         names = {m.id: m.display_name for m in history.models}
         by_time: dict[str, dict[str, Any]] = {}
@@ -327,7 +366,9 @@ class InsightsState(rx.State):
             row[names.get(point.model_id, point.model_id)] = round(point.rating, 1)
         self.history = [by_time[k] for k in sorted(by_time)]
         self.history_names = sorted({n for row in self.history for n in row if n != "at"})
-        activity = await services().reads.activity("day", votes=self._population())
+        activity = await services().reads.activity(
+            "day", votes=self._population(), category=self._slice()
+        )
         self.volume = [
             {
                 "day": v.bucket_start.strftime("%b %d"),

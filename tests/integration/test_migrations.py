@@ -114,6 +114,8 @@ _SUMMARIES = (
         "0010",
         "0011",
         "0012",
+        "0013",
+        "0014",
     ],
 )
 async def test_a_database_with_data_at_any_earlier_revision_upgrades_to_head_keeping_it(

@@ -40,11 +40,13 @@ async def round_(
     at: datetime | None = None,
     session: str | None = None,
     mode: str = "blind",
+    **columns: Any,
 ) -> uuid.UUID:
-    """A matchup with ``slot_a`` left and ``slot_b`` right, and its vote (if any) at ``at``."""
+    """A matchup with ``slot_a`` left and ``slot_b`` right (and any other ``columns``), and its
+    vote (if any) at ``at``."""
     low, high = sorted((slot_a, slot_b), key=lambda u: u.bytes)
     matchup = await rows.matchup(
-        conn, low, high, slot_a_model_id=slot_a, slot_b_model_id=slot_b, mode=mode
+        conn, low, high, slot_a_model_id=slot_a, slot_b_model_id=slot_b, mode=mode, **columns
     )
     if vote is not None:
         await cast_vote(conn, matchup, vote, slot_a, slot_b, at=at, session=session)

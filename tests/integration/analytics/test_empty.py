@@ -18,6 +18,9 @@ _NO_MODELS: dict[str, dict[str, Any]] = {
         "models": [],
         "namedVotes": "excluded",
         "votes": "human",
+        "category": None,
+        "filters": "on",
+        "filteredVotes": None,
     },
     "/api/arena/analytics/summary": {
         "totalMatchups": 0,

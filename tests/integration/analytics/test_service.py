@@ -26,15 +26,23 @@ class _RecordingAnalytics:
         self.calls: list[tuple[str, Any]] = []
 
     async def activity(
-        self, bucket: str, since: datetime | None, votes: str = "human"
+        self,
+        bucket: str,
+        since: datetime | None,
+        votes: str = "human",
+        category: str | None = None,
     ) -> ActivityView:
-        self.calls.append(("activity", (bucket, since, votes)))
+        self.calls.append(("activity", (bucket, since, votes, category)))
         return ActivityView(bucket="hour", models=[], votes=[], cumulative_games=[])
 
     async def rating_history(
-        self, since: datetime | None, points: int | None = None, votes: str = "human"
+        self,
+        since: datetime | None,
+        points: int | None = None,
+        votes: str = "human",
+        category: str | None = None,
     ) -> RatingHistoryView:
-        self.calls.append(("rating_history", (since, points, votes)))
+        self.calls.append(("rating_history", (since, points, votes, category)))
         return RatingHistoryView(models=[], points=[])
 
     async def summary(self) -> SummaryView:  # pragma: no cover - not called here
@@ -59,6 +67,7 @@ def _service(analytics: object | None) -> ReadService:
     "read",
     [
         "analytics_summary",
+        "categories",
         "head_to_head",
         "model_metrics",
         "activity",
@@ -81,11 +90,13 @@ async def test_reads_pass_validated_arguments_to_the_port() -> None:
     await service.activity("hour", since)
     await service.rating_history(since)
     await service.rating_history(points=120, votes="judge")
+    await service.activity("day", None, "all", "language:de")
 
     assert port.calls == [
-        ("activity", ("hour", since, "human")),
-        ("rating_history", (since, None, "human")),
-        ("rating_history", (None, 120, "judge")),
+        ("activity", ("hour", since, "human", None)),
+        ("rating_history", (since, None, "human", None)),
+        ("rating_history", (None, 120, "judge", None)),
+        ("activity", ("day", None, "all", "language:de")),
     ]
 
 
@@ -96,6 +107,7 @@ async def test_reads_pass_validated_arguments_to_the_port() -> None:
         pytest.param("activity", ("day", datetime(2026, 7, 21)), "since", id="naive-since"),
         pytest.param("rating_history", (datetime(2026, 7, 21),), "since", id="naive-history"),
         pytest.param("activity", ("day", None, "robots"), "votes", id="unknown-votes"),
+        pytest.param("activity", ("day", None, "human", "cooking"), "category", id="category"),
     ],
 )
 async def test_bad_arguments_from_an_in_process_caller_are_refused(

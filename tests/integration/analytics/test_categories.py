@@ -1,0 +1,150 @@
+"""``?category=`` on the leaderboard and every analytics read, and ``?filters=off``: each number
+worked out by hand from the rows the test inserts, through the real HTTP server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from arena_rating import RatingSettings, RatingWorker
+from tests.integration.analytics._history import answer, arena_of, round_
+
+_READS = (
+    "/api/arena/leaderboard",
+    "/api/arena/analytics/summary",
+    "/api/arena/analytics/head-to-head",
+    "/api/arena/analytics/model-metrics",
+    "/api/arena/analytics/activity",
+    "/api/arena/analytics/style-control",
+    "/api/arena/analytics/rating-history",
+)
+# /api/arena/analytics/categories lists the slices; it takes no ``category``.
+
+
+async def test_every_vote_read_cuts_to_a_category_or_a_language(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma") as (arena, m):
+        a, b, c = m["Alpha"], m["Beta"], m["Gamma"]
+        async with db.begin() as conn:
+            coding = {"categories": ["coding"], "language": "en"}
+            both = {"categories": ["coding", "math"], "language": "de"}
+            await round_(conn, a, b, "left", **coding)  # coding: Alpha beats Beta
+            await round_(conn, b, a, "left", **both)  # coding, math: Beta beats Alpha
+            await round_(conn, a, c, "both_good", **coding)  # coding: a tie
+            await round_(conn, c, a, "skip", **coding)  # coding: a skip
+            await round_(conn, a, b, None, **coding)  # coding: a matchup without a vote
+            await round_(conn, b, c, "right")  # unclassified: Gamma beats Beta
+            await round_(conn, b, c, "right", categories=[], language="und")  # no slice
+            # The backfill classifies the unclassified round: it moves into math.
+            await conn.execute(
+                text(
+                    "UPDATE matchups SET categories = '{math}', language = 'fr' "
+                    "WHERE categories IS NULL"
+                )
+            )
+            # A board for the coding slice, as the rating process writes it.
+            await conn.execute(
+                text(
+                    "INSERT INTO model_population_ratings (population, model_id, rating, "
+                    "rating_stderr, ci_lower, ci_upper, component_id, games) VALUES "
+                    "('category:coding', :a, 1010, 5, 1000, 1020, 0, 3), "
+                    "('category:coding', :b, 990, 5, 980, 1000, 0, 2)"
+                ),
+                {"a": a, "b": b},
+            )
+
+        async def get(path: str, **params: str) -> dict:  # type: ignore[type-arg]
+            response = await arena.client.get(path, params=params)
+            assert response.status_code == 200, response.text
+            return response.json()  # type: ignore[no-any-return]
+
+        board = await get("/api/arena/leaderboard", category="coding")
+        summary = await get("/api/arena/analytics/summary", category="coding")
+        math = await get("/api/arena/analytics/head-to-head", category="math")
+        german = await get("/api/arena/analytics/head-to-head", category="language:de")
+        metrics = await get("/api/arena/analytics/model-metrics", category="coding")
+        activity = await get("/api/arena/analytics/activity", category="math")
+        style = await get("/api/arena/analytics/style-control", category="coding")
+        everything = await get("/api/arena/analytics/summary")
+        slices = await get("/api/arena/analytics/categories")
+
+    rows = {r["displayName"]: r for r in board["models"]}
+    assert board["category"] == "coding"
+    assert [r["displayName"] for r in board["models"]] == ["Alpha", "Beta", "Gamma"]
+    assert (rows["Alpha"]["wins"], rows["Alpha"]["losses"], rows["Alpha"]["ties"]) == (1, 1, 1)
+    assert (rows["Alpha"]["skips"], rows["Alpha"]["rating"]) == (1, 1010)
+    assert (rows["Beta"]["wins"], rows["Beta"]["losses"], rows["Beta"]["rating"]) == (1, 1, 990)
+    assert (rows["Gamma"]["ties"], rows["Gamma"]["skips"], rows["Gamma"]["rating"]) == (1, 1, None)
+
+    assert (summary["totalMatchups"], summary["totalVotes"]) == (5, 4)
+    assert (summary["decisiveVotes"], summary["tieVotes"], summary["skipVotes"]) == (2, 1, 1)
+    assert (summary["slotAWins"], summary["pairsSampled"]) == (2, 2)
+    assert summary["ratingComponents"] == 1
+    assert (everything["totalMatchups"], everything["totalVotes"]) == (7, 6)
+
+    # math: the round with both categories (Beta beat Alpha) and the backfilled one.
+    pairs = {(p["modelAId"], p["modelBId"]): p for p in math["pairs"]}
+    assert sum(p["games"] for p in pairs.values()) == 2
+    assert [p["games"] for p in german["pairs"]] == [1]
+
+    alpha = next(r for r in metrics["models"] if r["displayName"] == "Alpha")
+    assert (alpha["slotAWins"], alpha["slotAGames"], alpha["slotBGames"]) == (1, 1, 1)
+    assert sum(v["total"] for v in activity["votes"]) == 2
+    assert style == {"coefficients": [], "models": []}
+    assert [(c["category"], c["votes"], c["rated"]) for c in slices["categories"]] == [
+        ("coding", 4, True),
+        ("language:en", 3, False),
+        ("math", 2, False),
+        ("language:de", 1, False),
+        ("language:fr", 1, False),
+    ]
+
+
+async def test_a_bad_category_or_filters_value_is_a_400_naming_it(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta") as (arena, _):
+        for path in _READS:
+            for bad in ("cooking", "language:", "language:EN", "coding,math", ""):
+                response = await arena.client.get(path, params={"category": bad})
+                assert response.status_code == 400, (path, bad)
+                body = response.json()
+                assert body["code"] == "invalid_request" and "category" in body["details"]
+        for params in (
+            {"filters": "maybe"},
+            {"filters": "off", "votes": "judge"},
+            {"filters": "off", "category": "coding"},
+            {"filters": "off", "include": "named"},
+            {"include": "named", "category": "coding"},
+        ):
+            response = await arena.client.get("/api/arena/leaderboard", params=params)
+            assert response.status_code == 400, params
+            assert response.json()["code"] == "invalid_request"
+
+
+@pytest.mark.parametrize("filters", ["on", "off"])
+async def test_filters_off_shows_the_board_with_the_filtered_votes_kept(
+    db: AsyncEngine, database_url: str, tmp_path: Path, filters: str
+) -> None:
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta") as (arena, m):
+        async with db.begin() as conn:
+            for _ in range(3):
+                matchup = await round_(conn, m["Alpha"], m["Beta"], "left")
+            await answer(conn, matchup, m["Alpha"], "A")
+            await conn.execute(text("UPDATE responses SET names_itself = true"))
+        await RatingWorker(db, RatingSettings()).run_pass()
+        board = await arena.client.get("/api/arena/leaderboard", params={"filters": filters})
+        body = board.json()
+
+    games = {r["displayName"]: r["games"] for r in body["models"]}
+    assert body["filters"] == filters
+    assert body["filteredVotes"] == {
+        "anomalousSessions": 0,
+        "identityLeaks": 1,
+        "duplicatePrompts": 0,
+    }
+    assert games == ({"Alpha": 2, "Beta": 2} if filters == "on" else {"Alpha": 3, "Beta": 3})
