@@ -5,7 +5,9 @@ bots and sub-second clickers for the anomaly screen to find), bulk-loaded into a
 PostgreSQL, and then rated by the real worker in a child process (so its memory is its own):
 
 default pass   anomaly screen + one GROUP BY aggregate + Rao-Kupper fit + Fisher intervals +
-               write-back (target at 1M votes: aggregate + fit + intervals + write-back < 3 s)
+               write-back (target at 1M votes: aggregate + fit + intervals + write-back < 3 s),
+               then the filters before the fit (1 % of rounds name a model, 3 % ask one
+               greeting), the unfiltered board and one board per category and language
 style pass     raw rows of preferences ⋈ matchups ⋈ responses + joint fit + intervals +
                write-back (target < 30 s)
 naive          the classic Chatbot Arena notebook's method on the same votes: every vote pulled
@@ -165,14 +167,19 @@ WITH v AS (
 ), m AS (
   INSERT INTO matchups (id, prompt, model_a_id, model_b_id, slot_a_model_id, slot_b_model_id,
                         slot_a_provider_model_id, slot_b_provider_model_id, matchup_token_hash,
-                        harness_version, created_at)
+                        harness_version, created_at, categories, language, prompt_key)
   SELECT matchup_id, 'benchmark prompt', LEAST(a, b), GREATEST(a, b), a, b, 'pa', 'pb',
-         md5(matchup_id::text), 'bench', to_timestamp(1767225600 + at)
-  FROM v
+         md5(matchup_id::text), 'bench', to_timestamp(1767225600 + at),
+         string_to_array((ARRAY['', 'coding', 'math', 'coding,instruction_following',
+                                'creative_writing', 'instruction_following',
+                                'math,longer_query', 'multi_turn'])[1 + k.h % 8], ','),
+         (ARRAY['en', 'en', 'en', 'en', 'de', 'fr', 'zh', 'und'])[1 + (k.h / 8) % 8],
+         CASE WHEN k.h % 100 < 3 THEN 'greeting' ELSE md5((k.h % 400000)::text) END
+  FROM v CROSS JOIN LATERAL (SELECT abs(hashtext(matchup_id::text)) AS h) AS k
 ), r AS (
   INSERT INTO responses (id, matchup_id, slot, model_id, content, latency_ms, ttft_ms,
                          stream_duration_ms, output_token_count, token_count_source,
-                         markdown_density, error, created_at)
+                         markdown_density, error, created_at, names_itself)
   SELECT gen_random_uuid(), matchup_id, s.slot, CASE s.slot WHEN 'A' THEN a ELSE b END,
          'a stored answer', CASE s.slot WHEN 'A' THEN dur_a ELSE dur_b END,
          CASE s.slot WHEN 'A' THEN ttft_a ELSE ttft_b END,
@@ -180,7 +187,7 @@ WITH v AS (
          CASE s.slot WHEN 'A' THEN tok_a ELSE tok_b END, 'estimated',
          CASE s.slot WHEN 'A' THEN md_a ELSE md_b END,
          CASE WHEN (CASE s.slot WHEN 'A' THEN err_a ELSE err_b END) THEN 'timeout' END,
-         to_timestamp(1767225600 + at)
+         to_timestamp(1767225600 + at), abs(hashtext(matchup_id::text || s.slot)) % 200 = 0
   FROM v CROSS JOIN (VALUES ('A'), ('B')) AS s (slot)
 )
 INSERT INTO preferences (id, matchup_id, vote, winner_model_id, anonymous_session_id,
@@ -283,6 +290,9 @@ async def measure(url: str, repeat: int) -> dict[str, Any]:
             "excluded_sessions": full[0].sessions_excluded,
             "excluded_votes": full[0].votes_excluded,
             "iterations": full[0].iterations,
+            "identity_leaks": full[0].identity_leaks,
+            "duplicates": full[0].duplicates,
+            "slices": len(full[0].slices),
         }
         worker = RatingWorker(engine, settings)
         await worker.run_pass()
@@ -435,6 +445,8 @@ def _median_run(runs: list[dict[str, float]]) -> dict[str, float]:
 
 
 DEFAULT_COLUMNS = ("screen", "aggregate", "fit", "intervals", "write")
+# The pass's other laps: the filters, the unfiltered board, the slices' aggregate and boards.
+EXTRA_COLUMNS = ("filters", "aggregate_unfiltered", "unfiltered", "aggregate_slices", "slices")
 STYLE_COLUMNS = ("style_read", "fit", "intervals", "write")
 
 
@@ -484,6 +496,16 @@ def print_figures(
         f"{core[steps[-1]]:.2f} s ({'met' if core[steps[-1]] < 3 else 'MISSED'}); "
         f"{meta['iterations']} L-BFGS-B iterations, {meta['excluded_sessions']} sessions "
         f"({meta['excluded_votes']:,} votes) excluded by the screen"
+    )
+    print("\nfilters before the fit and the other boards, same passes (seconds)")
+    print(f"  {'votes':>10}" + "".join(f"{c:>13}" for c in (*EXTRA_COLUMNS, "together")))
+    for step in steps:
+        run = _median_run(results[step]["default"])
+        cells = "".join(f"{run.get(c, 0.0):>13.3f}" for c in EXTRA_COLUMNS)
+        print(f"  {step:>10,}{cells}{sum(run.get(c, 0.0) for c in EXTRA_COLUMNS):>13.3f}")
+    print(
+        f"  at {steps[-1]:,}: {meta['identity_leaks']:,} votes left out as identity leaks, "
+        f"{meta['duplicates']:,} over the duplicate cap; {meta['slices']} slice boards fitted"
     )
     inc = big["incremental"]
     print(

@@ -2,15 +2,21 @@
 
 A *slice* is one of a round's categories (``coding``, ``math``, ...) or its language as
 ``language:<code>`` (``arena_prompt_slices``; the same rule as ``arena_api.core.categories``).
-Two summaries count the votes per slice, as ``pair_outcome_stats`` and ``vote_activity`` do for
-all votes: ``category_pair_stats`` (matchups and outcomes per ordered pair and method; the
-leaderboard's records, the totals, head-to-head and slot records follow from it) and
-``category_vote_activity`` (votes per UTC hour and model).
+Six summaries count per slice what the summaries of revisions 0003 and 0007 count over
+everything, so that every dashboard read can be cut to a slice at the same cost:
 
-Triggers keep them: a vote counts under its round's slices; a round counts a matchup under each;
-and when a round's categories or language change (``arena db backfill-categories`` classifies
-old rounds), its matchup and vote move from the old slices to the new ones. The recount
-``arena_rebuild_category_stats()`` is part of ``arena_rebuild_vote_stats()``.
+- ``category_pair_stats`` (matchups and outcomes per ordered pair and method; the leaderboard's
+  records, the totals, head-to-head and slot records follow from it) and
+  ``category_vote_activity`` (votes per UTC hour and model), from the votes;
+- ``category_response_stats``, ``category_latency_values`` and ``category_latency_buckets``
+  (answer counts, token and Markdown sums, exact latency distributions) and
+  ``category_cost_daily`` (tokens and cost per UTC day and model), from the answers.
+
+Triggers keep them: a vote and an answer count under their round's slices; a round counts a
+matchup under each; and when a round's categories or language change (``arena db
+backfill-categories`` classifies old rounds), its matchup, vote and answers move from the old
+slices to the new ones. The recount ``arena_rebuild_category_stats()`` is part of
+``arena_rebuild_vote_stats()``.
 
 The rating process fits one board per slice with enough votes; those boards live beside the
 other populations in ``model_population_ratings`` and ``model_rating_history`` as
@@ -34,6 +40,15 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 _OUTCOMES = ("left_wins", "right_wins", "both_good", "both_bad", "skips")
+_ANSWER_SUMS = ("responses", "ttft_responses", "output_tokens", "markdown_density")
+_COST_SUMS = (
+    "responses",
+    "priced_responses",
+    "estimated_responses",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
 _VOTES = ("left", "right", "both_good", "both_bad", "skip")
 
 
@@ -98,12 +113,72 @@ BEGIN
 END $$;
 """
 
+# What one answer adds to its slices (revision 0003's answer summaries and 0007's cost, per
+# slice); rows locked in (table, slice, metric, value) order.
+_COUNT_ANSWER = f"""
+CREATE FUNCTION arena_count_category_answer(r responses, slices text[], d integer)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  IF r.error IS NULL THEN
+    INSERT INTO category_response_stats AS s (category, model_id, {", ".join(_ANSWER_SUMS)})
+    SELECT c.slice, r.model_id, d, d * (r.ttft_ms IS NOT NULL)::int, d * r.output_token_count,
+           d * r.markdown_density
+      FROM unnest(slices) AS c (slice)
+     ORDER BY c.slice
+    ON CONFLICT (category, model_id) DO UPDATE SET {_add("s", _ANSWER_SUMS)};
+    INSERT INTO category_latency_values AS s (category, model_id, metric, value_ms, responses)
+    SELECT c.slice, r.model_id, v.metric, v.value_ms, d
+      FROM unnest(slices) AS c (slice)
+     CROSS JOIN (VALUES ('duration', r.stream_duration_ms), ('ttft', r.ttft_ms))
+           AS v (metric, value_ms)
+     WHERE v.value_ms IS NOT NULL
+     ORDER BY c.slice, v.metric
+    ON CONFLICT (category, model_id, metric, value_ms) DO UPDATE SET {_add("s", ("responses",))};
+    INSERT INTO category_latency_buckets AS s (category, model_id, metric, bucket, responses)
+    SELECT c.slice, r.model_id, v.metric, v.value_ms / 100, d
+      FROM unnest(slices) AS c (slice)
+     CROSS JOIN (VALUES ('duration', r.stream_duration_ms), ('ttft', r.ttft_ms))
+           AS v (metric, value_ms)
+     WHERE v.value_ms IS NOT NULL
+     ORDER BY c.slice, v.metric
+    ON CONFLICT (category, model_id, metric, bucket) DO UPDATE SET {_add("s", ("responses",))};
+  END IF;
+  INSERT INTO category_cost_daily AS s (category, day, model_id, {", ".join(_COST_SUMS)})
+  SELECT c.slice, (r.created_at AT TIME ZONE 'UTC')::date, r.model_id,
+         d, d * (r.cost_usd IS NOT NULL)::int,
+         d * (r.token_count_source = 'estimated' OR r.input_token_source = 'estimated')::int,
+         d * r.input_token_count, d * r.output_token_count, d * coalesce(r.cost_usd, 0)
+    FROM unnest(slices) AS c (slice)
+   ORDER BY c.slice
+  ON CONFLICT (category, day, model_id) DO UPDATE SET {_add("s", _COST_SUMS)};
+END $$;
+"""
+
+_COUNT_RESPONSE = """
+CREATE FUNCTION arena_count_category_response() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  rec responses%ROWTYPE;
+  delta integer;
+  cut text[];
+BEGIN
+  IF TG_OP = 'INSERT' THEN rec := NEW; delta := 1; ELSE rec := OLD; delta := -1; END IF;
+  SELECT arena_prompt_slices(categories, language) INTO cut
+    FROM matchups WHERE id = rec.matchup_id;
+  IF NOT FOUND OR cardinality(cut) = 0 THEN
+    RETURN NULL;  -- gone with its matchup (recount after bulk deletes), or in no slice
+  END IF;
+  PERFORM arena_count_category_answer(rec, cut, delta);
+  RETURN NULL;
+END $$;
+"""
+
 _COUNT_ROUND = """
 CREATE FUNCTION arena_count_category_round(
   m uuid, a uuid, b uuid, slices text[], delta integer, with_vote boolean
 ) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   vote preferences%ROWTYPE;
+  answer responses%ROWTYPE;
 BEGIN
   IF cardinality(slices) = 0 THEN RETURN; END IF;
   -- A round's matchup is counted on the human rows, whoever votes on it.
@@ -112,11 +187,14 @@ BEGIN
   SELECT c.slice, a, b, 'human', delta FROM unnest(slices) AS c (slice) ORDER BY c.slice
   ON CONFLICT (category, slot_a_model_id, slot_b_model_id, method)
   DO UPDATE SET matchups = s.matchups + EXCLUDED.matchups;
-  IF with_vote THEN
+  IF with_vote THEN  -- a reclassified round: its vote and answers move too
     SELECT * INTO vote FROM preferences WHERE matchup_id = m;
     IF FOUND THEN
       PERFORM arena_count_category_votes(vote, a, b, slices, delta);
     END IF;
+    FOR answer IN SELECT * FROM responses WHERE matchup_id = m ORDER BY slot LOOP
+      PERFORM arena_count_category_answer(answer, slices, delta);
+    END LOOP;
   END IF;
 END $$;
 """
@@ -130,7 +208,7 @@ BEGIN
   ELSIF TG_OP = 'DELETE' THEN
     PERFORM arena_count_category_round(OLD.id, OLD.slot_a_model_id, OLD.slot_b_model_id,
       arena_prompt_slices(OLD.categories, OLD.language), -1, false);
-  ELSE  -- reclassified: the round and its vote move from the old slices to the new
+  ELSE  -- reclassified: the round, its vote and answers move from the old slices to the new
     PERFORM arena_count_category_round(OLD.id, OLD.slot_a_model_id, OLD.slot_b_model_id,
       arena_prompt_slices(OLD.categories, OLD.language), -1, true);
     PERFORM arena_count_category_round(NEW.id, NEW.slot_a_model_id, NEW.slot_b_model_id,
@@ -149,6 +227,10 @@ _REBUILD_CATEGORY_STATS = f"""
 CREATE FUNCTION arena_rebuild_category_stats() RETURNS void LANGUAGE sql AS $$
   DELETE FROM category_pair_stats;
   DELETE FROM category_vote_activity;
+  DELETE FROM category_response_stats;
+  DELETE FROM category_latency_values;
+  DELETE FROM category_latency_buckets;
+  DELETE FROM category_cost_daily;
   INSERT INTO category_pair_stats
          (category, slot_a_model_id, slot_b_model_id, method, matchups, {", ".join(_OUTCOMES)})
   SELECT c.slice, m.slot_a_model_id, m.slot_b_model_id, 'human', count(*),
@@ -174,6 +256,34 @@ CREATE FUNCTION arena_rebuild_category_stats() RETURNS void LANGUAGE sql AS $$
     CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS c (slice)
     CROSS JOIN LATERAL (VALUES (m.slot_a_model_id), (m.slot_b_model_id)) AS v (model_id)
    GROUP BY 1, 2, 3, 4;
+  INSERT INTO category_response_stats (category, model_id, {", ".join(_ANSWER_SUMS)})
+  SELECT c.slice, r.model_id, count(*), count(r.ttft_ms), sum(r.output_token_count),
+         sum(r.markdown_density)
+    FROM responses r JOIN matchups m ON m.id = r.matchup_id
+    CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS c (slice)
+   WHERE r.error IS NULL
+   GROUP BY 1, 2;
+  INSERT INTO category_latency_values (category, model_id, metric, value_ms, responses)
+  SELECT c.slice, r.model_id, v.metric, v.value_ms, count(*)
+    FROM responses r JOIN matchups m ON m.id = r.matchup_id
+    CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS c (slice)
+    CROSS JOIN LATERAL (VALUES ('duration', r.stream_duration_ms), ('ttft', r.ttft_ms))
+          AS v (metric, value_ms)
+   WHERE r.error IS NULL AND v.value_ms IS NOT NULL
+   GROUP BY 1, 2, 3, 4;
+  INSERT INTO category_latency_buckets (category, model_id, metric, bucket, responses)
+  SELECT category, model_id, metric, value_ms / 100, sum(responses)
+    FROM category_latency_values
+   GROUP BY 1, 2, 3, 4;
+  INSERT INTO category_cost_daily (category, day, model_id, {", ".join(_COST_SUMS)})
+  SELECT c.slice, (r.created_at AT TIME ZONE 'UTC')::date, r.model_id, count(*),
+         count(r.cost_usd),
+         count(*) FILTER (WHERE r.token_count_source = 'estimated'
+                             OR r.input_token_source = 'estimated'),
+         sum(r.input_token_count), sum(r.output_token_count), coalesce(sum(r.cost_usd), 0)
+    FROM responses r JOIN matchups m ON m.id = r.matchup_id
+    CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS c (slice)
+   GROUP BY 1, 2, 3;
 $$;
 """
 
@@ -230,6 +340,58 @@ def _summary(table: str, key: Sequence[str], models: Sequence[str]) -> list[obje
     ]
 
 
+def _answer_tables() -> None:
+    """The answer-side slice summaries: revision 0003's and 0007's tables with a ``category``,
+    in the column order of ``arena_api.db.tables``."""
+
+    def table(name: str, key: Sequence[str], *columns: object) -> None:
+        """``name`` keyed by ``key`` (``category``, ..., ``model_id``, ...)."""
+        first = [
+            sa.Column(c, {"day": sa.Date()}.get(c, sa.Text()), nullable=False)
+            for c in key[: key.index("model_id")]
+        ]
+        op.create_table(
+            name,
+            *first,
+            sa.Column("model_id", sa.UUID(), nullable=False),
+            *columns,
+            sa.ForeignKeyConstraint(
+                ["model_id"], ["models.id"], name=op.f(f"{name}_model_id_fkey"), ondelete="CASCADE"
+            ),
+            sa.PrimaryKeyConstraint(*key, name=op.f(f"{name}_pkey")),
+        )
+
+    def counted(*names: str, kind: type[sa.types.TypeEngine[object]] = sa.Integer) -> list[object]:
+        return [sa.Column(n, kind(), nullable=False, server_default=sa.text("0")) for n in names]
+
+    table(
+        "category_response_stats",
+        ("category", "model_id"),
+        *counted("responses", "ttft_responses"),
+        *counted("output_tokens", kind=sa.BigInteger),
+        *counted("markdown_density", kind=sa.Float),
+    )
+    for name, column in (
+        ("category_latency_values", "value_ms"),
+        ("category_latency_buckets", "bucket"),
+    ):
+        table(
+            name,
+            ("category", "model_id", "metric", column),
+            sa.Column("metric", sa.Text(), nullable=False),
+            sa.Column(column, sa.Integer(), nullable=False),
+            *counted("responses"),
+            sa.CheckConstraint("metric IN ('ttft', 'duration')", name=op.f(f"{name}_metric_check")),
+        )
+    table(
+        "category_cost_daily",
+        ("category", "day", "model_id"),
+        *counted("responses", "priced_responses", "estimated_responses"),
+        *counted("input_tokens", "output_tokens", kind=sa.BigInteger),
+        sa.Column("cost_usd", sa.Numeric(20, 9), nullable=False, server_default=sa.text("0")),
+    )
+
+
 def upgrade() -> None:
     op.create_table(
         "category_pair_stats",
@@ -252,10 +414,13 @@ def upgrade() -> None:
             "category_vote_activity", ("category", "bucket_start", "model_id"), ("model_id",)
         ),
     )
+    _answer_tables()
     for statement in (
         _SLICES,
         _COUNT_VOTES,
         _COUNT_VOTE,
+        _COUNT_ANSWER,
+        _COUNT_RESPONSE,
         _COUNT_ROUND,
         _COUNT_MATCHUP,
         _REBUILD_CATEGORY_STATS,
@@ -265,6 +430,10 @@ def upgrade() -> None:
     op.execute(
         "CREATE TRIGGER preferences_count_category_vote AFTER INSERT OR DELETE ON preferences "
         "FOR EACH ROW EXECUTE FUNCTION arena_count_category_vote()"
+    )
+    op.execute(
+        "CREATE TRIGGER responses_count_category_answer AFTER INSERT OR DELETE ON responses "
+        "FOR EACH ROW EXECUTE FUNCTION arena_count_category_response()"
     )
     op.execute(
         "CREATE TRIGGER matchups_count_category_matchup AFTER INSERT OR DELETE ON matchups "
@@ -292,15 +461,25 @@ def downgrade() -> None:
     op.execute("DROP TRIGGER matchups_recount_category ON matchups")
     op.execute("DROP TRIGGER matchups_count_category_matchup ON matchups")
     op.execute("DROP TRIGGER preferences_count_category_vote ON preferences")
+    op.execute("DROP TRIGGER responses_count_category_answer ON responses")
     op.execute(_REBUILD_VOTE_STATS.format(extra=""))
     for function in (
         "arena_rebuild_category_stats()",
         "arena_count_category_matchup()",
         "arena_count_category_round(uuid, uuid, uuid, text[], integer, boolean)",
         "arena_count_category_vote()",
+        "arena_count_category_response()",
+        "arena_count_category_answer(responses, text[], integer)",
         "arena_count_category_votes(preferences, uuid, uuid, text[], integer)",
         "arena_prompt_slices(text[], text)",
     ):
         op.execute(f"DROP FUNCTION {function}")
+    for table in (
+        "category_cost_daily",
+        "category_latency_buckets",
+        "category_latency_values",
+        "category_response_stats",
+    ):
+        op.drop_table(table)
     op.drop_table("category_vote_activity")
     op.drop_table("category_pair_stats")

@@ -280,9 +280,7 @@ class AnalyticsPort(Protocol):
 
     async def model_metrics(
         self, votes: Votes = "human", category: str | None = None
-    ) -> ModelMetricsView:
-        """Answer statistics per model over all its answers; slot records of ``category``."""
-        ...
+    ) -> ModelMetricsView: ...
 
     async def activity(
         self,
@@ -295,7 +293,9 @@ class AnalyticsPort(Protocol):
         cumulative games count every earlier vote too."""
         ...
 
-    async def cost(self, bucket: CostBucket, since: datetime | None) -> CostView:
+    async def cost(
+        self, bucket: CostBucket, since: datetime | None, category: str | None = None
+    ) -> CostView:
         """Answers' tokens and cost per model, over the UTC days from ``since``'s on (all
         without it), and per ``bucket`` and model; models ordered by cost, dearest first."""
         ...

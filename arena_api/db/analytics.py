@@ -18,6 +18,11 @@ style control      ``style_control_coefficients``, ``model_ratings``, ``model_st
 rating history     ``model_rating_history`` (its ``computed_at`` index)
 =================  ================================================================================
 
+Every read but style control can be cut to one slice of prompts (``category``: a category, or
+``language:<code>``): it then reads the same statement over that slice's summaries
+(``category_pair_stats``, ``category_vote_activity``, ``category_response_stats``,
+``category_latency_*``, ``category_cost_daily``; migration 0014), at the same cost.
+
 Percentiles are those of ``percentile_cont`` (linear interpolation between the order statistics
 at ``q * (n - 1)``), computed from the exact distribution of each model's TTFT and stream duration
 instead of sorting every answer: the 100 ms bucket holding each needed order statistic is found
@@ -143,7 +148,7 @@ SELECT m.id, m.display_name,
        coalesce(sum(o.left_wins + o.right_wins) FILTER (WHERE o.slot_b_model_id = m.id), 0)
          AS slot_b_games
   FROM models m
-  LEFT JOIN model_response_stats s ON s.model_id = m.id
+  LEFT JOIN {answers} s ON s.model_id = m.id
   LEFT JOIN {outcomes} o ON m.id IN (o.slot_a_model_id, o.slot_b_model_id)
         AND o.method = ANY(CAST(:methods AS text[]))
  WHERE m.enabled
@@ -155,11 +160,10 @@ SELECT m.id, m.display_name,
 # with p = q * (n - 1) and v the sorted values, 0-based. `ranks` lists the two order statistics
 # of each percentile, `located` finds the bucket holding each and its offset there, `valued`
 # reads it from the exact-value rows of that bucket alone.
-_PERCENTILES = text(
-    f"""
+_PERCENTILES = f"""
 WITH totals AS (
   SELECT b.model_id, b.metric, sum(b.responses) AS n
-    FROM response_latency_buckets b
+    FROM {{buckets}} b
     JOIN models m ON m.id = b.model_id AND m.enabled
    GROUP BY 1, 2
   HAVING sum(b.responses) > 0
@@ -173,7 +177,7 @@ WITH totals AS (
   SELECT b.model_id, b.metric, b.bucket, b.responses,
          sum(b.responses) OVER (PARTITION BY b.model_id, b.metric ORDER BY b.bucket)
            - b.responses AS before
-    FROM response_latency_buckets b
+    FROM {{buckets}} b
     JOIN totals t ON t.model_id = b.model_id AND t.metric = b.metric
    WHERE b.responses > 0
 ), located AS (
@@ -187,7 +191,7 @@ WITH totals AS (
    CROSS JOIN LATERAL (
      SELECT c.value_ms FROM (
        SELECT x.value_ms, sum(x.responses) OVER (ORDER BY x.value_ms) AS upto
-         FROM response_latency_values x
+         FROM {{values}} x
         WHERE x.model_id = l.model_id AND x.metric = l.metric
           AND x.value_ms >= l.bucket * {LATENCY_BUCKET_MS}
           AND x.value_ms < (l.bucket + 1) * {LATENCY_BUCKET_MS}
@@ -203,7 +207,6 @@ SELECT r.model_id, r.metric, r.q,
   JOIN valued v ON v.model_id = r.model_id AND v.metric = r.metric AND v.rank = r.rank
  GROUP BY r.model_id, r.metric, r.q, r.position
 """
-)
 
 # One row per bucket that holds a vote, at or after :since. Each vote is in both of its models'
 # rows, so a bucket's votes are half their sum. The running games per model are summed over a
@@ -303,18 +306,16 @@ _COST_SUMS = (
 
 # Per bucket and model, from the days on or after :since's UTC day. ``date_trunc`` of a plain
 # timestamp (the day at midnight) then read as UTC: weeks start on Monday, as ISO 8601 has it.
-_COST = text(
-    f"""
+_COST = f"""
 SELECT date_trunc(:bucket, c.day::timestamp) AT TIME ZONE 'UTC' AS bucket_start,
        c.model_id, m.display_name, {", ".join(f"sum(c.{n}) AS {n}" for n in _COST_SUMS)}
-  FROM model_cost_daily c JOIN models m ON m.id = c.model_id
+  FROM {{cost}} c JOIN models m ON m.id = c.model_id
  WHERE CAST(:since AS timestamptz) IS NULL
     OR c.day >= (CAST(:since AS timestamptz) AT TIME ZONE 'UTC')::date
  GROUP BY 1, 2, 3
 HAVING sum(c.responses) > 0
  ORDER BY 1, 3
 """
-)
 
 
 def _cost_totals(rows: Sequence[Any]) -> dict[str, Any]:
@@ -325,10 +326,18 @@ def _cost_totals(rows: Sequence[Any]) -> dict[str, Any]:
 
 # A read cut to one slice of prompts reads the slice summaries (migration 0014) in place of the
 # summaries of all votes; each statement is written once, for both.
-_ALL_VOTES = {"outcomes": "pair_outcome_stats", "activity": "vote_activity"}
+_SUMMARIES = {
+    "outcomes": ("pair_outcome_stats", "category_pair_stats"),
+    "activity": ("vote_activity", "category_vote_activity"),
+    "answers": ("model_response_stats", "category_response_stats"),
+    "buckets": ("response_latency_buckets", "category_latency_buckets"),
+    "values": ("response_latency_values", "category_latency_values"),
+    "cost": ("model_cost_daily", "category_cost_daily"),
+}
+_ALL_VOTES = {name: every for name, (every, _) in _SUMMARIES.items()}
 _ONE_SLICE = {
-    "outcomes": "(SELECT * FROM category_pair_stats WHERE category = :category)",
-    "activity": "(SELECT * FROM category_vote_activity WHERE category = :category)",
+    name: f"(SELECT * FROM {sliced} WHERE category = :category)"
+    for name, (_, sliced) in _SUMMARIES.items()
 }
 
 
@@ -341,6 +350,8 @@ _SUMMARY_CUT = _cut(_SUMMARY)
 _HEAD_TO_HEAD_CUT = _cut(_HEAD_TO_HEAD)
 _RESPONSE_STATS_CUT = _cut(_RESPONSE_STATS)
 _ACTIVITY_CUT = _cut(_ACTIVITY)
+_PERCENTILES_CUT = _cut(_PERCENTILES)
+_COST_CUT = _cut(_COST)
 
 
 def _population(votes: Votes, category: str | None = None) -> dict[str, Any]:
@@ -429,8 +440,12 @@ class PostgresAnalytics:
         cut = _RESPONSE_STATS_CUT[category is not None]
         async with self._engine.connect() as conn:
             rows = (await conn.execute(cut, _population(votes, category))).all()
-            quantiles = list(PERCENTILES)
-            found = (await conn.execute(_PERCENTILES, {"quantiles": quantiles})).all()
+            found = (
+                await conn.execute(
+                    _PERCENTILES_CUT[category is not None],
+                    {"quantiles": list(PERCENTILES), "category": category},
+                )
+            ).all()
         pace: dict[tuple[uuid.UUID, str, float], float] = {
             (r.model_id, r.metric, r.q): float(r.value) for r in found
         }
@@ -492,11 +507,14 @@ class PostgresAnalytics:
             ],
         )
 
-    async def cost(self, bucket: CostBucket, since: datetime | None) -> CostView:
+    async def cost(
+        self, bucket: CostBucket, since: datetime | None, category: str | None = None
+    ) -> CostView:
         if bucket not in ("day", "week", "month"):  # the unit is data to the statement
             raise ValueError(f"unknown bucket {bucket!r}")
+        params = {"bucket": bucket, "since": since, "category": category}
         async with self._engine.connect() as conn:
-            rows = (await conn.execute(_COST, {"bucket": bucket, "since": since})).all()
+            rows = (await conn.execute(_COST_CUT[category is not None], params)).all()
         per_model: dict[uuid.UUID, list[Any]] = {}
         for r in rows:
             per_model.setdefault(r.model_id, []).append(r)

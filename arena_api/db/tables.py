@@ -33,6 +33,10 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 __all__ = [
+    "category_cost_daily",
+    "category_latency_buckets",
+    "category_latency_values",
+    "category_response_stats",
     "vote_exclusions",
     "CATEGORY_BOARD",
     "category_board",
@@ -620,6 +624,53 @@ response_latency_buckets = Table(
 first, then read exactly from at most 100 rows of ``response_latency_values``."""
 
 
+# -- the same answer summaries per slice of prompts (migration 0014) ------------------------------
+
+
+def _category() -> Column[object]:
+    return Column("category", Text, nullable=False)
+
+
+category_response_stats = Table(
+    "category_response_stats",
+    metadata,
+    _category(),
+    _model_ref("model_id"),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    Column("ttft_responses", Integer, nullable=False, server_default=text("0")),
+    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
+    Column("markdown_density", Float, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("category", "model_id"),
+)
+"""``model_response_stats`` per slice of prompts."""
+
+category_latency_values = Table(
+    "category_latency_values",
+    metadata,
+    _category(),
+    _model_ref("model_id"),
+    Column("metric", Text, nullable=False),
+    Column("value_ms", Integer, nullable=False),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("category", "model_id", "metric", "value_ms"),
+    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+)
+"""``response_latency_values`` per slice of prompts."""
+
+category_latency_buckets = Table(
+    "category_latency_buckets",
+    metadata,
+    _category(),
+    _model_ref("model_id"),
+    Column("metric", Text, nullable=False),
+    Column("bucket", Integer, nullable=False),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("category", "model_id", "metric", "bucket"),
+    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+)
+"""``response_latency_buckets`` per slice of prompts."""
+
+
 # An external chat UI's chat (Open WebUI's ``X-OpenWebUI-Chat-Id``) and where it stands in the
 # arena: the latest votable matchup it was shown and the conversation a decisive vote continues.
 # ``chat_key`` is a SHA-256 of the client's chat id: the id is the capability to vote in that
@@ -664,6 +715,22 @@ model_cost_daily = Table(
 """Every answer (failed ones too: they may have cost something) per UTC day of
 ``responses.created_at`` and model: its tokens, its cost, how many had prices to cost them and
 how many counts were estimated rather than reported by the provider."""
+
+category_cost_daily = Table(
+    "category_cost_daily",
+    metadata,
+    _category(),
+    Column("day", Date, nullable=False),
+    _model_ref("model_id"),
+    Column("responses", Integer, nullable=False, server_default=text("0")),
+    Column("priced_responses", Integer, nullable=False, server_default=text("0")),
+    Column("estimated_responses", Integer, nullable=False, server_default=text("0")),
+    Column("input_tokens", BigInteger, nullable=False, server_default=text("0")),
+    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
+    Column("cost_usd", Numeric(20, 9), nullable=False, server_default=text("0")),
+    PrimaryKeyConstraint("category", "day", "model_id"),
+)
+"""``model_cost_daily`` per slice of prompts (migration 0014)."""
 
 suite_runs = Table(
     "suite_runs",

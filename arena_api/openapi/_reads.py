@@ -133,9 +133,9 @@ READ_OPERATIONS: tuple[Operation, ...] = (
             "analytics",
             {"200": json_answer(summary + ".", schema)},
             errors=(400, 404, 503),
-            parameters=parameters
-            if name in ("cost", "categories")
-            else (*parameters, _VOTES, _CATEGORY),
+            parameters={"cost": (*parameters, _CATEGORY), "categories": parameters}.get(
+                name, (*parameters, _VOTES, _CATEGORY)
+            ),
         )
         for name, operation_id, summary, schema, parameters in (
             (

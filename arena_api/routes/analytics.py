@@ -138,7 +138,8 @@ async def activity(request: Request) -> Response:
 async def cost(request: Request) -> Response:
     bucket = parse_bucket(request.query_params, _COST_BUCKETS)
     since = parse_since(request.query_params)
-    return _json(await _reads(request).cost(bucket, since))
+    category = parse_category(request.query_params)
+    return _json(await _reads(request).cost(bucket, since, category))
 
 
 async def style_control(request: Request) -> Response:

@@ -288,7 +288,7 @@ class ReadService:
         self, votes: Votes = "human", category: str | None = None
     ) -> ModelMetricsView:
         """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
-        its error-free answers (all of them), and its decisive record in each slot."""
+        its error-free answers, and its decisive record in each slot."""
         return await self._analytics_port().model_metrics(
             check_votes(votes), check_category(category)
         )
@@ -318,7 +318,12 @@ class ReadService:
             bucket, _aware(since), check_votes(votes), check_category(category)
         )
 
-    async def cost(self, bucket: CostBucket = "day", since: datetime | None = None) -> CostView:
+    async def cost(
+        self,
+        bucket: CostBucket = "day",
+        since: datetime | None = None,
+        category: str | None = None,
+    ) -> CostView:
         """What answers cost per model, over the range and per UTC day, week or month.
 
         Args:
@@ -333,7 +338,7 @@ class ReadService:
                 "bucket must be day, week or month",
                 details={"bucket": ["must be day, week or month"]},
             )
-        return await self._analytics_port().cost(bucket, _aware(since))
+        return await self._analytics_port().cost(bucket, _aware(since), check_category(category))
 
     async def style_control(
         self, votes: Votes = "human", category: str | None = None

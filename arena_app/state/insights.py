@@ -390,7 +390,7 @@ class InsightsState(rx.State):
 
     async def _spend(self) -> None:
         """What answers cost, per day and model (dollars), and per model over all days."""
-        cost = await services().reads.cost("day")
+        cost = await services().reads.cost("day", category=self._slice())
         names = {m.id: m.display_name for m in cost.models}
         by_day: dict[str, dict[str, Any]] = {}
         for point in cost.series:

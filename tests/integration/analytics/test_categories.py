@@ -3,6 +3,7 @@ worked out by hand from the rows the test inserts, through the real HTTP server.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_rating import RatingSettings, RatingWorker
+from tests.integration import rows
 from tests.integration.analytics._history import answer, arena_of, round_
 
 _READS = (
@@ -148,3 +150,56 @@ async def test_filters_off_shows_the_board_with_the_filtered_votes_kept(
         "duplicatePrompts": 0,
     }
     assert games == ({"Alpha": 2, "Beta": 2} if filters == "on" else {"Alpha": 3, "Beta": 3})
+
+
+async def test_answer_statistics_and_cost_cut_to_a_slice(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    """Percentiles, means and spend of the coding rounds' answers only; a backfilled round's
+    answers move with it."""
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta") as (arena, m):
+        a, b = m["Alpha"], m["Beta"]
+        async with db.begin() as conn:
+            for ttft, tokens, cats in (
+                (100, 10, ["coding"]),
+                (300, 30, ["coding"]),
+                (900, 90, ["math"]),  # not coding
+                (500, 50, None),  # unclassified until the backfill below makes it coding
+            ):
+                matchup = await round_(conn, a, b, "left", categories=cats, language="en")
+                await rows.response(
+                    conn,
+                    matchup,
+                    a,
+                    "A",
+                    ttft_ms=ttft,
+                    stream_duration_ms=2 * ttft,
+                    latency_ms=2 * ttft,
+                    output_token_count=tokens,
+                    cost_usd=Decimal(tokens) / 1000,
+                )
+                await answer(conn, matchup, b, "B", ttft=50, tokens=5, error="failed")
+            await conn.execute(
+                text("UPDATE matchups SET categories = '{coding}' WHERE categories IS NULL")
+            )
+
+        async def get(path: str, **params: str) -> dict:  # type: ignore[type-arg]
+            response = await arena.client.get(path, params=params)
+            assert response.status_code == 200, response.text
+            return response.json()  # type: ignore[no-any-return]
+
+        metrics = await get("/api/arena/analytics/model-metrics", category="coding")
+        cost = await get("/api/arena/analytics/cost", category="coding")
+        english = await get("/api/arena/analytics/cost", category="language:en")
+
+    alpha = next(r for r in metrics["models"] if r["displayName"] == "Alpha")
+    beta = next(r for r in metrics["models"] if r["displayName"] == "Beta")
+    # Alpha's coding answers: TTFT 100, 300, 500 (the backfilled one); Beta's all failed.
+    assert (alpha["responses"], alpha["ttftMsP50"], alpha["durationMsP50"]) == (3, 300, 600)
+    assert alpha["ttftMsP90"] == pytest.approx(460)  # 300 + 0.8 * (500 - 300)
+    assert alpha["meanOutputTokens"] == pytest.approx(30)
+    assert (beta["responses"], beta["ttftMsP50"]) == (0, None)
+    spend = {c["displayName"]: c for c in cost["models"]}
+    assert spend["Alpha"]["costUsd"] == pytest.approx(0.09)  # (10 + 30 + 50) / 1000
+    assert spend["Alpha"]["responses"] == 3 and spend["Beta"]["responses"] == 3
+    assert english["total"]["responses"] == 8
