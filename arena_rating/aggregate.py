@@ -15,9 +15,11 @@ and never pulls raw vote rows into Python for the default pass:
     ``(model_lo, model_hi, wins_lo, wins_hi, ties)`` rows. Skips, the votes of excluded
     sessions and the filtered votes are left out inside the aggregate, so the same statement
     also reports how many votes the screen dropped. O(votes) rows become O(model pairs).
+``read_unfiltered_pair_counts``
+    The default population with the filtered votes added back, read by their ids.
 ``read_slice_pair_counts``
-    The same per slice of prompts (category or language), in one ``GROUP BY`` over an
-    ``unnest`` of each round's slices.
+    The same per slice of prompts (category or language): the slice summary the triggers keep,
+    less what the left-out votes (named rounds, screened sessions, filtered) count.
 ``read_style_votes``
     The style pass's raw rows (``preferences ⋈ matchups ⋈ responses``), returned as one row of
     packed binary columns, with votes whose slot failed or whose metrics are missing excluded
@@ -33,9 +35,11 @@ one consistent snapshot.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -55,7 +59,6 @@ from sqlalchemy import (
     or_,
     select,
     text,
-    true,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import UUID as PG_UUID
@@ -79,6 +82,7 @@ __all__ = [
     "read_session_stats",
     "read_slice_pair_counts",
     "read_style_votes",
+    "read_unfiltered_pair_counts",
     "read_vote_filters",
 ]
 
@@ -320,9 +324,8 @@ def _pair_counts_query(
     methods: Sequence[str],
     *,
     include_named: bool,
-    by_slice: bool,
 ) -> Select[Any]:
-    """One ``GROUP BY`` to canonical pair counts (and, ``by_slice``, per slice of prompts)."""
+    """One ``GROUP BY`` to canonical pair counts."""
     a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
     vote = preferences.c.vote
     joined = preferences.join(matchups, matchups.c.id == preferences.c.matchup_id)
@@ -332,19 +335,10 @@ def _pair_counts_query(
     a_is_lo = a < b
     lo_wins = or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo))
     hi_wins = or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo))
-    keys: list[Any] = [func.least(a, b).label("lo"), func.greatest(a, b).label("hi")]
-    if by_slice:
-        # A function in FROM may read the tables before it (an implicit LATERAL).
-        slices = (
-            func.unnest(func.arena_prompt_slices(matchups.c.categories, matchups.c.language))
-            .table_valued("slice")
-            .render_derived(name="slices")
-        )
-        joined = joined.join(slices, true())
-        keys.insert(0, slices.c.slice.label("slice"))
     query = (
         select(
-            *keys,
+            func.least(a, b).label("lo"),
+            func.greatest(a, b).label("hi"),
             func.count().filter(and_(counted, lo_wins)).label("wins_lo"),
             func.count().filter(and_(counted, hi_wins)).label("wins_hi"),
             func.count().filter(and_(counted, vote.in_(_TIES))).label("ties"),
@@ -356,7 +350,7 @@ def _pair_counts_query(
         )
         .select_from(joined)
         .where(preferences.c.method.in_(list(methods)))
-        .group_by(*(k.element for k in keys))
+        .group_by(func.least(a, b), func.greatest(a, b))
     )
     if not include_named:
         query = query.where(matchups.c.mode != "named")
@@ -380,10 +374,116 @@ async def read_pair_counts(
     RatingInputError
         A vote holds a label outside ``VOTE_LABELS``.
     """
-    query = _pair_counts_query(
-        excluded_sessions, filtered, methods, include_named=include_named, by_slice=False
-    )
+    query = _pair_counts_query(excluded_sessions, filtered, methods, include_named=include_named)
     return _aggregated((await conn.execute(query)).all())
+
+
+async def read_unfiltered_pair_counts(
+    conn: AsyncConnection,
+    aggregated: AggregatedVotes,
+    *,
+    excluded_sessions: Sequence[str] = (),
+    filtered: Sequence[uuid.UUID] = (),
+) -> AggregatedVotes:
+    """People's blind votes with the ``filtered`` ones kept: ``aggregated`` (the default
+    population, which left them out) plus what those votes alone count, read by their ids
+    rather than with another pass over every vote. The screened sessions stay out."""
+    a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
+    vote = preferences.c.vote
+    ids = (
+        func.unnest(bindparam("only", list(filtered), type_=ARRAY(PG_UUID)))
+        .table_valued("id")
+        .render_derived(name="only_votes")
+    )
+    a_is_lo = a < b
+    query = (
+        select(
+            func.least(a, b).label("lo"),
+            func.greatest(a, b).label("hi"),
+            func.count()
+            .filter(or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo)))
+            .label("wins_lo"),
+            func.count()
+            .filter(or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo)))
+            .label("wins_hi"),
+            func.count().filter(vote.in_(_TIES)).label("ties"),
+        )
+        .select_from(
+            ids.join(preferences, preferences.c.id == ids.c.id).join(
+                matchups, matchups.c.id == preferences.c.matchup_id
+            )
+        )
+        .where(
+            preferences.c.method == HUMAN,
+            matchups.c.mode != "named",
+            _kept(excluded_sessions),
+        )
+        .group_by(func.least(a, b), func.greatest(a, b))
+    )
+    counts = aggregated.counts
+    index = {model_id: i for i, model_id in enumerate(aggregated.model_ids)}
+    position = {(int(i), int(j)): k for k, (i, j) in enumerate(counts.pairs)}
+    wins_first, wins_second, ties = (
+        counts.wins_first.copy(),
+        counts.wins_second.copy(),
+        counts.ties.copy(),
+    )
+    for row in (await conn.execute(query)).all():
+        # Every filtered vote was compared, so its pair is one of the default population's.
+        k = position[(index[row.lo], index[row.hi])]
+        wins_first[k] += row.wins_lo
+        wins_second[k] += row.wins_hi
+        ties[k] += row.ties
+    return dataclasses.replace(
+        aggregated,
+        counts=PairCounts(counts.n_models, counts.pairs, wins_first, wins_second, ties),
+    )
+
+
+# People's votes per slice and canonical pair, from the slice summary the triggers keep.
+_SLICE_COUNTERS = text(
+    """
+SELECT category AS slice, LEAST(slot_a_model_id, slot_b_model_id) AS lo,
+       GREATEST(slot_a_model_id, slot_b_model_id) AS hi,
+       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN left_wins ELSE right_wins END)
+         AS wins_lo,
+       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN right_wins ELSE left_wins END)
+         AS wins_hi,
+       sum(both_good + both_bad) AS ties, sum(skips) AS skips
+  FROM category_pair_stats
+ WHERE method = 'human'
+ GROUP BY 1, 2, 3
+"""
+)
+# The same for the votes a pass leaves out of people's blind boards: the named rounds', the
+# screened sessions', the filtered ones. Each is found by its own narrow read (a partial index,
+# one scan of the votes without a join, the ids themselves), never by a join of every vote.
+_SLICE_LEFT_OUT = text(
+    """
+WITH left_out AS (
+  SELECT p.id FROM matchups m JOIN preferences p ON p.matchup_id = m.id WHERE m.mode = 'named'
+  UNION
+  SELECT id FROM preferences
+   WHERE anonymous_session_id IN (SELECT unnest(CAST(:sessions AS text[])))
+  UNION
+  SELECT unnest(CAST(:filtered AS uuid[]))
+)
+SELECT s.slice, LEAST(m.slot_a_model_id, m.slot_b_model_id) AS lo,
+       GREATEST(m.slot_a_model_id, m.slot_b_model_id) AS hi,
+       count(*) FILTER (WHERE (p.vote = 'left') = (m.slot_a_model_id < m.slot_b_model_id)
+                          AND p.vote IN ('left', 'right')) AS wins_lo,
+       count(*) FILTER (WHERE (p.vote = 'right') = (m.slot_a_model_id < m.slot_b_model_id)
+                          AND p.vote IN ('left', 'right')) AS wins_hi,
+       count(*) FILTER (WHERE p.vote IN ('both_good', 'both_bad')) AS ties,
+       count(*) FILTER (WHERE p.vote = 'skip') AS skips
+  FROM left_out o
+  JOIN preferences p ON p.id = o.id
+  JOIN matchups m ON m.id = p.matchup_id
+ CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS s (slice)
+ WHERE p.method = 'human'
+ GROUP BY 1, 2, 3
+"""
+)
 
 
 async def read_slice_pair_counts(
@@ -394,25 +494,42 @@ async def read_slice_pair_counts(
     min_votes: int = 1,
 ) -> dict[str, AggregatedVotes]:
     """People's blind votes per slice of prompts (each category of a round, and its language
-    as ``language:<code>``), aggregated as ``read_pair_counts`` does, in one ``GROUP BY``; only
-    the slices with at least ``min_votes`` kept comparisons.
+    as ``language:<code>``) without the screened sessions' and the ``filtered`` votes, as
+    canonical pair counts; only the slices with at least ``min_votes`` such comparisons.
 
-    Raises
-    ------
-    RatingInputError
-        A vote holds a label outside ``VOTE_LABELS``.
+    Read from the slice summary the triggers keep (``category_pair_stats``) less what the left
+    out votes count: the cost grows with pairs, slices and left-out votes, not with the votes.
+    A slice's models are those with a kept comparison in it.
     """
-    query = _pair_counts_query(
-        excluded_sessions, filtered, (HUMAN,), include_named=False, by_slice=True
-    )
-    groups: dict[str, list[Any]] = {}
-    for row in (await conn.execute(query)).all():
-        groups.setdefault(row.slice, []).append(row)
+    totals: dict[tuple[str, uuid.UUID, uuid.UUID], list[int]] = {}
+    for row in (await conn.execute(_SLICE_COUNTERS)).all():
+        totals[(row.slice, row.lo, row.hi)] = [row.wins_lo, row.wins_hi, row.ties, row.skips]
+    params = {"sessions": list(excluded_sessions), "filtered": list(filtered)}
+    for row in (await conn.execute(_SLICE_LEFT_OUT, params)).all():
+        kept = totals[(row.slice, row.lo, row.hi)]
+        for k, value in enumerate((row.wins_lo, row.wins_hi, row.ties, row.skips)):
+            kept[k] -= value
+    groups: dict[str, list[SimpleNamespace]] = {}
+    for (name, lo, hi), (wins_lo, wins_hi, ties, skips) in totals.items():
+        compared = wins_lo + wins_hi + ties
+        if compared > 0:
+            groups.setdefault(name, []).append(
+                SimpleNamespace(
+                    lo=lo,
+                    hi=hi,
+                    wins_lo=wins_lo,
+                    wins_hi=wins_hi,
+                    ties=ties,
+                    compared=compared,
+                    excluded=0,
+                    unknown=0,
+                    skips=skips,
+                    votes=compared + skips,
+                )
+            )
     boards = {name: _aggregated(rows) for name, rows in sorted(groups.items())}
     return {
-        name: votes
-        for name, votes in boards.items()
-        if votes.model_ids and votes.decisive + votes.ties >= min_votes
+        name: votes for name, votes in boards.items() if votes.decisive + votes.ties >= min_votes
     }
 
 

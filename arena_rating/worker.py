@@ -63,6 +63,7 @@ from arena_rating.aggregate import (
     read_session_stats,
     read_slice_pair_counts,
     read_style_votes,
+    read_unfiltered_pair_counts,
     read_vote_filters,
 )
 from arena_rating.anomaly import ScreenResult, screen_sessions
@@ -347,7 +348,9 @@ class RatingWorker:
             clock.lap("aggregate")
             populations: dict[str, AggregatedVotes | None] = dict.fromkeys(POPULATIONS)
             if filtered:
-                populations[UNFILTERED] = await read_pair_counts(conn, excluded_sessions=excluded)
+                populations[UNFILTERED] = await read_unfiltered_pair_counts(
+                    conn, aggregated, excluded_sessions=excluded, filtered=filtered
+                )
                 clock.lap("aggregate_unfiltered")
             if await named_votes_exist(conn):
                 populations[WITH_NAMED] = await read_pair_counts(

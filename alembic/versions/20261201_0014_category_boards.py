@@ -15,8 +15,9 @@ everything, so that every dashboard read can be cut to a slice at the same cost:
 Triggers keep them: a vote and an answer count under their round's slices; a round counts a
 matchup under each; and when a round's categories or language change (``arena db
 backfill-categories`` classifies old rounds), its matchup, vote and answers move from the old
-slices to the new ones. The recount ``arena_rebuild_category_stats()`` is part of
-``arena_rebuild_vote_stats()``.
+slices to the new ones, set-based per statement (a statement trigger over its transition
+tables), so a backfill batch costs a few grouped statements rather than dozens per round. The
+recount ``arena_rebuild_category_stats()`` is part of ``arena_rebuild_vote_stats()``.
 
 The rating process fits one board per slice with enough votes; those boards live beside the
 other populations in ``model_population_ratings`` and ``model_rating_history`` as
@@ -172,48 +173,109 @@ BEGIN
 END $$;
 """
 
-_COUNT_ROUND = """
-CREATE FUNCTION arena_count_category_round(
-  m uuid, a uuid, b uuid, slices text[], delta integer, with_vote boolean
-) RETURNS void LANGUAGE plpgsql AS $$
+_COUNT_MATCHUP = """
+CREATE FUNCTION arena_count_category_matchup() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  vote preferences%ROWTYPE;
-  answer responses%ROWTYPE;
+  rec matchups%ROWTYPE;
+  delta integer;
 BEGIN
-  IF cardinality(slices) = 0 THEN RETURN; END IF;
+  IF TG_OP = 'INSERT' THEN rec := NEW; delta := 1; ELSE rec := OLD; delta := -1; END IF;
   -- A round's matchup is counted on the human rows, whoever votes on it.
   INSERT INTO category_pair_stats AS s
          (category, slot_a_model_id, slot_b_model_id, method, matchups)
-  SELECT c.slice, a, b, 'human', delta FROM unnest(slices) AS c (slice) ORDER BY c.slice
+  SELECT c.slice, rec.slot_a_model_id, rec.slot_b_model_id, 'human', delta
+    FROM unnest(arena_prompt_slices(rec.categories, rec.language)) AS c (slice)
+   ORDER BY c.slice
   ON CONFLICT (category, slot_a_model_id, slot_b_model_id, method)
   DO UPDATE SET matchups = s.matchups + EXCLUDED.matchups;
-  IF with_vote THEN  -- a reclassified round: its vote and answers move too
-    SELECT * INTO vote FROM preferences WHERE matchup_id = m;
-    IF FOUND THEN
-      PERFORM arena_count_category_votes(vote, a, b, slices, delta);
-    END IF;
-    FOR answer IN SELECT * FROM responses WHERE matchup_id = m ORDER BY slot LOOP
-      PERFORM arena_count_category_answer(answer, slices, delta);
-    END LOOP;
-  END IF;
+  RETURN NULL;
 END $$;
 """
 
-_COUNT_MATCHUP = """
-CREATE FUNCTION arena_count_category_matchup() RETURNS trigger LANGUAGE plpgsql AS $$
+# Reclassified rounds (a backfill's batch) move from their old slices to their new ones in a
+# few set-based statements over the statement's transition tables: each ``moved`` row is a
+# round and a slice it leaves (-1) or joins (+1).
+_MOVED = """
+WITH moved AS (
+  SELECT n.id, n.slot_a_model_id AS a, n.slot_b_model_id AS b, c.slice, c.d
+    FROM old_rounds o JOIN new_rounds n ON n.id = o.id
+   CROSS JOIN LATERAL (
+     SELECT unnest(arena_prompt_slices(o.categories, o.language)), -1
+     UNION ALL
+     SELECT unnest(arena_prompt_slices(n.categories, n.language)), 1
+   ) AS c (slice, d)
+   WHERE arena_prompt_slices(o.categories, o.language)
+         IS DISTINCT FROM arena_prompt_slices(n.categories, n.language)
+)"""
+
+
+def _outcome_sums(rec: str) -> str:
+    return ", ".join(f"sum(m.d * ({rec}.vote = '{v}')::int)" for v in _VOTES)
+
+
+_MOVE_ROUNDS = f"""
+CREATE FUNCTION arena_move_category_rounds() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    PERFORM arena_count_category_round(NEW.id, NEW.slot_a_model_id, NEW.slot_b_model_id,
-      arena_prompt_slices(NEW.categories, NEW.language), 1, false);
-  ELSIF TG_OP = 'DELETE' THEN
-    PERFORM arena_count_category_round(OLD.id, OLD.slot_a_model_id, OLD.slot_b_model_id,
-      arena_prompt_slices(OLD.categories, OLD.language), -1, false);
-  ELSE  -- reclassified: the round, its vote and answers move from the old slices to the new
-    PERFORM arena_count_category_round(OLD.id, OLD.slot_a_model_id, OLD.slot_b_model_id,
-      arena_prompt_slices(OLD.categories, OLD.language), -1, true);
-    PERFORM arena_count_category_round(NEW.id, NEW.slot_a_model_id, NEW.slot_b_model_id,
-      arena_prompt_slices(NEW.categories, NEW.language), 1, true);
-  END IF;
+  {_MOVED}
+  INSERT INTO category_pair_stats AS s
+         (category, slot_a_model_id, slot_b_model_id, method, matchups)
+  SELECT m.slice, m.a, m.b, 'human', sum(m.d) FROM moved m GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (category, slot_a_model_id, slot_b_model_id, method)
+  DO UPDATE SET matchups = s.matchups + EXCLUDED.matchups;
+  {_MOVED}
+  INSERT INTO category_pair_stats AS s
+         (category, slot_a_model_id, slot_b_model_id, method, {", ".join(_OUTCOMES)})
+  SELECT m.slice, m.a, m.b, p.method, {_outcome_sums("p")}
+    FROM moved m JOIN preferences p ON p.matchup_id = m.id
+   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (category, slot_a_model_id, slot_b_model_id, method)
+  DO UPDATE SET {_add("s", _OUTCOMES)};
+  {_MOVED}
+  INSERT INTO category_vote_activity AS s
+         (category, bucket_start, model_id, method, {", ".join(_OUTCOMES)})
+  SELECT m.slice, date_trunc('hour', p.created_at, 'UTC'), v.model_id, p.method,
+         {_outcome_sums("p")}
+    FROM moved m JOIN preferences p ON p.matchup_id = m.id
+   CROSS JOIN LATERAL (VALUES (m.a), (m.b)) AS v (model_id)
+   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (category, bucket_start, model_id, method) DO UPDATE SET {_add("s", _OUTCOMES)};
+  {_MOVED}
+  INSERT INTO category_response_stats AS s (category, model_id, {", ".join(_ANSWER_SUMS)})
+  SELECT m.slice, r.model_id, sum(m.d), sum(m.d * (r.ttft_ms IS NOT NULL)::int),
+         sum(m.d * r.output_token_count), sum(m.d * r.markdown_density)
+    FROM moved m JOIN responses r ON r.matchup_id = m.id
+   WHERE r.error IS NULL
+   GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (category, model_id) DO UPDATE SET {_add("s", _ANSWER_SUMS)};
+  {_MOVED}
+  INSERT INTO category_latency_values AS s (category, model_id, metric, value_ms, responses)
+  SELECT m.slice, r.model_id, v.metric, v.value_ms, sum(m.d)
+    FROM moved m JOIN responses r ON r.matchup_id = m.id
+   CROSS JOIN LATERAL (VALUES ('duration', r.stream_duration_ms), ('ttft', r.ttft_ms))
+         AS v (metric, value_ms)
+   WHERE r.error IS NULL AND v.value_ms IS NOT NULL
+   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (category, model_id, metric, value_ms) DO UPDATE SET {_add("s", ("responses",))};
+  {_MOVED}
+  INSERT INTO category_latency_buckets AS s (category, model_id, metric, bucket, responses)
+  SELECT m.slice, r.model_id, v.metric, v.value_ms / 100, sum(m.d)
+    FROM moved m JOIN responses r ON r.matchup_id = m.id
+   CROSS JOIN LATERAL (VALUES ('duration', r.stream_duration_ms), ('ttft', r.ttft_ms))
+         AS v (metric, value_ms)
+   WHERE r.error IS NULL AND v.value_ms IS NOT NULL
+   GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+  ON CONFLICT (category, model_id, metric, bucket) DO UPDATE SET {_add("s", ("responses",))};
+  {_MOVED}
+  INSERT INTO category_cost_daily AS s (category, day, model_id, {", ".join(_COST_SUMS)})
+  SELECT m.slice, (r.created_at AT TIME ZONE 'UTC')::date, r.model_id, sum(m.d),
+         sum(m.d * (r.cost_usd IS NOT NULL)::int),
+         sum(m.d * (r.token_count_source = 'estimated'
+                    OR r.input_token_source = 'estimated')::int),
+         sum(m.d * r.input_token_count), sum(m.d * r.output_token_count),
+         sum(m.d * coalesce(r.cost_usd, 0))
+    FROM moved m JOIN responses r ON r.matchup_id = m.id
+   GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+  ON CONFLICT (category, day, model_id) DO UPDATE SET {_add("s", _COST_SUMS)};
   RETURN NULL;
 END $$;
 """
@@ -421,8 +483,8 @@ def upgrade() -> None:
         _COUNT_VOTE,
         _COUNT_ANSWER,
         _COUNT_RESPONSE,
-        _COUNT_ROUND,
         _COUNT_MATCHUP,
+        _MOVE_ROUNDS,
         _REBUILD_CATEGORY_STATS,
         _REBUILD_VOTE_STATS.format(extra="\n  SELECT arena_rebuild_category_stats();"),
     ):
@@ -440,10 +502,9 @@ def upgrade() -> None:
         "FOR EACH ROW EXECUTE FUNCTION arena_count_category_matchup()"
     )
     op.execute(
-        "CREATE TRIGGER matchups_recount_category AFTER UPDATE OF categories, language "
-        "ON matchups FOR EACH ROW WHEN (arena_prompt_slices(OLD.categories, OLD.language) "
-        "IS DISTINCT FROM arena_prompt_slices(NEW.categories, NEW.language)) "
-        "EXECUTE FUNCTION arena_count_category_matchup()"
+        "CREATE TRIGGER matchups_move_category_rounds AFTER UPDATE ON matchups "
+        "REFERENCING OLD TABLE AS old_rounds NEW TABLE AS new_rounds "
+        "FOR EACH STATEMENT EXECUTE FUNCTION arena_move_category_rounds()"
     )
     for table, check in _POPULATION_CHECKS.items():
         op.drop_constraint(op.f(f"{table}_population_check"), table, type_="check")
@@ -458,15 +519,15 @@ def downgrade() -> None:
         op.execute(f"DELETE FROM {table} WHERE {_CATEGORY_POPULATION}")
         op.drop_constraint(op.f(f"{table}_population_check"), table, type_="check")
         op.create_check_constraint(op.f(f"{table}_population_check"), table, check)
-    op.execute("DROP TRIGGER matchups_recount_category ON matchups")
+    op.execute("DROP TRIGGER matchups_move_category_rounds ON matchups")
     op.execute("DROP TRIGGER matchups_count_category_matchup ON matchups")
     op.execute("DROP TRIGGER preferences_count_category_vote ON preferences")
     op.execute("DROP TRIGGER responses_count_category_answer ON responses")
     op.execute(_REBUILD_VOTE_STATS.format(extra=""))
     for function in (
         "arena_rebuild_category_stats()",
+        "arena_move_category_rounds()",
         "arena_count_category_matchup()",
-        "arena_count_category_round(uuid, uuid, uuid, text[], integer, boolean)",
         "arena_count_category_vote()",
         "arena_count_category_response()",
         "arena_count_category_answer(responses, text[], integer)",

@@ -10,8 +10,15 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_rating import RatingSettings, RatingWorker, WorkerOptions
-from tests.integration.rating.votes import insert_models, insert_votes, rows_from_simulation
-from tests.unit.rating.synthetic import centred_strengths, simulate
+from arena_rating.aggregate import read_session_stats, read_slice_pair_counts
+from arena_rating.anomaly import screen_sessions
+from tests.integration.rating.votes import (
+    insert_models,
+    insert_votes,
+    rows_from_log,
+    rows_from_simulation,
+)
+from tests.unit.rating.synthetic import centred_strengths, simulate, simulate_sessions
 
 # No slice boards unless a test asks; the cap as in production.
 SETTINGS = RatingSettings(category_min_votes=0)
@@ -143,10 +150,23 @@ async def test_a_slice_with_enough_votes_gets_its_own_board_and_loses_it_below(
         "language = CASE WHEN o.n % 3 = 0 THEN 'de' ELSE 'und' END "
         "FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM matchups) o WHERE o.id = m.id",
     )
+    # Left out of the slices as of the overall board: named rounds, votes whose answers named
+    # themselves.
+    await _execute(
+        db,
+        "UPDATE matchups SET mode = 'named' WHERE id IN "
+        "(SELECT id FROM matchups WHERE 'coding' = ANY(categories) ORDER BY id LIMIT 7)",
+    )
+    await _execute(
+        db,
+        "UPDATE responses SET names_itself = true WHERE slot = 'B' AND matchup_id IN "
+        "(SELECT id FROM matchups WHERE 'coding' = ANY(categories) ORDER BY id DESC LIMIT 5)",
+    )
     coding = await _scalar(
         db,
         "SELECT count(*) FROM preferences p JOIN matchups m ON m.id = p.matchup_id "
-        "WHERE 'coding' = ANY(m.categories) AND p.vote <> 'skip'",
+        "WHERE 'coding' = ANY(m.categories) AND p.vote <> 'skip' AND m.mode <> 'named' "
+        "AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.matchup_id = m.id AND r.names_itself)",
     )
     settings = RatingSettings(category_min_votes=100)
 
@@ -180,3 +200,84 @@ async def test_a_slice_with_enough_votes_gets_its_own_board_and_loses_it_below(
         )
         == 2
     )
+
+
+async def test_slice_boards_from_the_summaries_equal_a_count_of_the_kept_votes(
+    db: AsyncEngine,
+) -> None:
+    """The slices are read from the summary less the left-out votes (screened sessions, named
+    rounds, filtered ones): exactly what counting the kept votes of each slice gives."""
+    rng = np.random.default_rng(78)
+    log = simulate_sessions(
+        rng, centred_strengths(rng, 6), honest=500, always_left=6, stuffers=4, clickers=12
+    )
+    async with db.begin() as conn:
+        models = await insert_models(conn, 6)
+        await insert_votes(conn, models, rows_from_log(log))
+    await _execute(
+        db,
+        "UPDATE matchups m SET categories = (ARRAY['{coding}', '{math,coding}', '{}'])"
+        "[1 + o.n % 3]::text[], language = (ARRAY['en', 'de'])[1 + o.n % 2], "
+        "mode = CASE WHEN o.n % 17 = 0 THEN 'named' ELSE 'blind' END, "
+        "prompt_key = CASE WHEN o.n % 4 = 0 THEN 'hello' ELSE md5(m.id::text) END "
+        "FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM matchups) o WHERE o.id = m.id",
+    )
+    await _execute(
+        db,
+        "UPDATE responses SET names_itself = true WHERE slot = 'A' AND matchup_id IN "
+        "(SELECT id FROM matchups ORDER BY md5(id::text) LIMIT 40)",
+    )
+    settings = RatingSettings(category_min_votes=1, duplicate_cap=0.05, duplicate_min_votes=5)
+
+    report = await RatingWorker(db, settings).run_pass()
+
+    assert report.sessions_excluded > 0 and report.identity_leaks > 0 and report.duplicates > 0
+    async with db.connect() as conn:
+        stats = await read_session_stats(conn, min_gap_s=settings.anomaly_min_gap_s)
+        flagged = list(
+            screen_sessions(stats, significance_level=settings.anomaly_alpha).flagged_ids
+        )
+        filtered = [r[0] for r in (await conn.execute(text(_EXCLUDED))).all()]
+        slices = await read_slice_pair_counts(
+            conn, excluded_sessions=flagged, filtered=filtered, min_votes=1
+        )
+        reference = (await conn.execute(text(_KEPT_PER_SLICE), {"flagged": flagged})).all()
+    expected: dict[str, dict[tuple[uuid.UUID, uuid.UUID], tuple[int, int, int]]] = {}
+    for row in reference:
+        expected.setdefault(row.slice, {})[(row.lo, row.hi)] = (row.w_lo, row.w_hi, row.ties)
+    found = {
+        name: {
+            (votes.model_ids[i], votes.model_ids[j]): (int(w1), int(w2), int(t))
+            for (i, j), w1, w2, t in zip(
+                votes.counts.pairs,
+                votes.counts.wins_first,
+                votes.counts.wins_second,
+                votes.counts.ties,
+                strict=True,
+            )
+        }
+        for name, votes in slices.items()
+    }
+    assert found == expected
+    assert report.slices == {
+        n: sum(sum(c) for c in pairs.values()) for n, pairs in expected.items()
+    }
+
+
+_EXCLUDED = "SELECT preference_id FROM vote_exclusions"
+_KEPT_PER_SLICE = """
+SELECT s.slice, LEAST(m.slot_a_model_id, m.slot_b_model_id) AS lo,
+       GREATEST(m.slot_a_model_id, m.slot_b_model_id) AS hi,
+       count(*) FILTER (WHERE p.winner_model_id = LEAST(m.slot_a_model_id, m.slot_b_model_id))
+         AS w_lo,
+       count(*) FILTER (WHERE p.winner_model_id = GREATEST(m.slot_a_model_id, m.slot_b_model_id))
+         AS w_hi,
+       count(*) FILTER (WHERE p.vote IN ('both_good', 'both_bad')) AS ties
+  FROM preferences p JOIN matchups m ON m.id = p.matchup_id
+ CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS s (slice)
+ WHERE p.vote <> 'skip' AND m.mode <> 'named'
+   AND p.id NOT IN (SELECT preference_id FROM vote_exclusions)
+   AND (p.anonymous_session_id IS NULL
+        OR NOT p.anonymous_session_id = ANY(CAST(:flagged AS text[])))
+ GROUP BY 1, 2, 3
+"""
