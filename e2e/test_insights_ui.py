@@ -105,6 +105,10 @@ async def test_the_category_picker_cuts_every_chart_to_one_slice_of_prompts(
     await expect(summary).not_to_contain_text("3,000")
     await expect(page.get_by_test_id("category-picker")).to_contain_text("Coding")
     await screenshot(page, "insights-category-coding")
+    # Too few coding votes for a board of their own: the page says so, not "run the rating".
+    await expect(page.get_by_test_id("insights-notice")).to_contain_text("no board of their own")
     await page.get_by_test_id("tab-head-to-head").click()
     await expect(page.get_by_test_id("category-picker")).to_contain_text("Coding")
     await expect(summary).to_contain_text(votes)
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await screenshot(page, "insights-category-phone")

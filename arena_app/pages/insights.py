@@ -19,7 +19,9 @@ OUTCOME_COLORS = dict(
 HEIGHT = 320
 
 
-def _card(title: str, lacks: str, has_data: rx.Var[bool], chart: rx.Component) -> rx.Component:
+def _card(
+    title: str, lacks: str | rx.Var[str], has_data: rx.Var[bool], chart: rx.Component
+) -> rx.Component:
     """A chart card; without data it says what it lacks instead of drawing an empty frame."""
     return rx.card(
         rx.vstack(
@@ -209,7 +211,7 @@ def rankings_tab() -> rx.Component:
         ),
         _card(
             "Bradley-Terry rating (95% CI)",
-            "No rating fit yet.",
+            InsightsState.fit_lacks,
             s.rated.length() > 0,
             _horizontal(
                 rx.recharts.bar(
@@ -229,7 +231,7 @@ def rankings_tab() -> rx.Component:
         ),
         _card(
             "Default vs style-controlled",
-            "No style-controlled fit yet.",
+            InsightsState.style_lacks,
             s.styled.length() > 0,
             _dumbbell(
                 s.styled,
@@ -239,7 +241,7 @@ def rankings_tab() -> rx.Component:
         ),
         _card(
             "Rank shift under style control",
-            "No style-controlled fit yet.",
+            InsightsState.style_lacks,
             s.bump.length() > 0,
             rx.recharts.line_chart(
                 _lines(s.bump_names),
@@ -369,7 +371,7 @@ def style_tab() -> rx.Component:
     return _tab_grid(
         _card(
             "Style coefficients (rating points)",
-            "The style pass has not run yet.",
+            InsightsState.style_pass_lacks,
             s.coefficients.length() > 0,
             _horizontal(
                 rx.recharts.bar(data_key="points", fill=COLORS[4], is_animation_active=False),
@@ -412,7 +414,7 @@ def activity_tab() -> rx.Component:
     return _tab_grid(
         _card(
             "Rating over time",
-            "No rating history yet.",
+            InsightsState.history_lacks,
             s.history.length() > 0,
             _over_time(
                 _lines(s.history_names),

@@ -32,6 +32,10 @@ STYLE_UNITS = {
 ALL_PROMPTS = "all"
 
 
+_NO_BOARD = "No board for these prompts yet: they need more votes."
+_STYLE_OVERALL = "Style control is fitted over every prompt: pick All prompts to see it."
+
+
 def category_label(value: str) -> str:
     """``creative_writing`` as "Creative writing", ``language:de`` as "Language: de"."""
     if value.startswith(LANGUAGE_PREFIX):
@@ -123,7 +127,27 @@ class InsightsState(rx.State):
         return loaders.get(tab)
 
     @rx.var
+    def fit_lacks(self) -> str:
+        return "No rating fit yet." if self.category == ALL_PROMPTS else _NO_BOARD
+
+    @rx.var
+    def history_lacks(self) -> str:
+        return "No rating history yet." if self.category == ALL_PROMPTS else _NO_BOARD
+
+    @rx.var
+    def style_lacks(self) -> str:
+        return "No style-controlled fit yet." if self.category == ALL_PROMPTS else _STYLE_OVERALL
+
+    @rx.var
+    def style_pass_lacks(self) -> str:
+        if self.category != ALL_PROMPTS:
+            return _STYLE_OVERALL
+        return "The style pass has not run yet."
+
+    @rx.var
     def notice(self) -> str:
+        if not self.has_votes and self.category != ALL_PROMPTS:
+            return "No votes on these prompts yet. Pick another category, or All prompts."
         if not self.has_votes and self.votes == "judge":
             return (
                 "No judge votes yet. Ask the judge on a round in the arena, or let it judge "
@@ -133,6 +157,12 @@ class InsightsState(rx.State):
             return (
                 "No votes yet, so there is nothing to chart. Vote in the arena, or fill a "
                 "database with realistic history: arena db seed-demo"
+            )
+        if not self.has_fit and self.category != ALL_PROMPTS:
+            return (
+                "These prompts have no board of their own yet: the rating process fits one once "
+                "a category has enough votes (RATING_CATEGORY_MIN_VOTES, 200 by default). The "
+                "counts below are theirs already."
             )
         if not self.has_fit:
             return (
