@@ -183,11 +183,17 @@ async def _vote(host: str, port: int, started: dict[str, object], headers: str =
 
 
 async def run_level(
-    url: str, path: str, concurrency: int, seconds: float, vote: bool, headers: str = ""
+    url: str,
+    path: str,
+    concurrency: int,
+    seconds: float,
+    vote: bool,
+    headers: str = "",
+    prompt: str = "Explain JWTs in simple terms",
 ) -> Level:
     host, port_text = url.removeprefix("http://").split(":")
     port = int(port_text)
-    body = json.dumps({"prompt": "Explain JWTs in simple terms"}).encode()
+    body = json.dumps({"prompt": prompt}).encode()
     warm = min(4.0, seconds / 3)
     start = time.perf_counter()
     window = (start + warm, start + warm + seconds)
@@ -237,13 +243,14 @@ def measure(
     seconds: float,
     vote: bool,
     headers: str = "",
+    prompt: str = "Explain JWTs in simple terms",
 ) -> list[Level]:
     results = []
-    asyncio.run(run_level(url, path, 4, 3, vote, headers))  # warm up
+    asyncio.run(run_level(url, path, 4, 3, vote, headers, prompt))  # warm up
     for concurrency in levels:
         memory = PeakMemory(pid) if pid is not None else None
         with memory or contextlib.nullcontext():
-            level = asyncio.run(run_level(url, path, concurrency, seconds, vote, headers))
+            level = asyncio.run(run_level(url, path, concurrency, seconds, vote, headers, prompt))
         level.peak_rss = memory.peak if memory else 0
         results.append(level)
         print(
