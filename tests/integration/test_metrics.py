@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_rating import RatingSettings, RatingWorker
@@ -76,6 +77,14 @@ async def test_metrics_export_what_the_rating_process_last_did(
         for _ in range(3):
             _, frames = await arena.chat()
             assert (await arena.vote(frames[0][1], "right")).status_code == 200
+        # One round's answer gave its model away: its vote is left out, and counted.
+        async with db.begin() as conn:
+            await conn.execute(
+                text(
+                    "UPDATE responses SET names_itself = true "
+                    "WHERE id = (SELECT id FROM responses ORDER BY id LIMIT 1)"
+                )
+            )
         report = await RatingWorker(db, RatingSettings()).run_pass()
         after = _samples((await arena.client.get("/metrics")).text)
         kept = await arena.scalar("SELECT count(*) FROM rating_passes")
@@ -85,6 +94,12 @@ async def test_metrics_export_what_the_rating_process_last_did(
     assert _sum(after, "arena_rating_pass_seconds") == pytest.approx(report.seconds)
     assert 0 <= _sum(after, "arena_rating_last_fit_age_seconds") < 60
     assert _sum(after, "arena_rating_votes_excluded") == report.votes_excluded == 0
+    filtered = {
+        dict(labels)["reason"]: value
+        for (name, labels), value in after.items()
+        if name == "arena_rating_votes_filtered"
+    }
+    assert filtered == {"identity_leak": 1, "duplicate_prompt": 0} and report.identity_leaks == 1
 
 
 async def test_a_metrics_token_guards_the_endpoint(
