@@ -12,23 +12,32 @@ and interval widths from the latest rating pass, which runs every 250 votes.
 Every 250 votes a run checks:
 
 (a) the median 95 % interval width over the models is at most a target (display points);
-(b) the fitted top 5 are the planted top 5, in order, and stay so at every check of the next 500
-    votes;
+(b) the fitted top 5 are the planted top 5, in order;
 (c) the win-matrix error, the mean absolute error of the empirical pairwise win rates (a tie
     counts half) against the planted probabilities over the pairs with at least one vote, is at
     most a target;
-(d) the same error for the fitted model's pairwise probabilities (what the ratings predict).
+(d) the same error for the fitted model's pairwise probabilities (what the ratings predict),
+    over the same pairs.
+
+A metric is reached at the first check from which it holds at every check of the next 500 votes.
+The issue asks this of (b); it is asked of all four because the votes to a first crossing of a
+noisy metric reward noise: a strategy whose estimate wobbles more dips under the target sooner.
+
+(c) is the issue's definition. It can hardly be cut by any matchmaker at these spreads: the
+empirical rate of pair ``k`` has an error of about :math:`\sigma_k/\sqrt{n_k}`, the sum of which
+is smallest when pair ``k`` gets votes in proportion to :math:`\sigma_k^{2/3}` (its outcome's
+standard deviation), close to even here. The best ratio to an even split is printed beside it
+(random's own unevenness, Poisson counts per pair, costs it a few per cent more). (d)
+measures the win matrix as the leaderboard's model gives it, which a matchmaker can sharpen by
+spending votes where they carry most information.
 
 The votes needed are the first check where a metric holds; a run stops at its budget, and a metric
 not reached by then is censored (counted as more than the budget). For every configuration and
 strategy it prints the median and interquartile range over seeds, the censored runs, and the ratio
 smart/random of the medians with a 95 % interval from resampling the seeds (paired: one seed plays
-both strategies against the same planted arena). Under (c) it also prints the best ratio any
-matchmaker can reach: the empirical rates' error is smallest when pair ``k`` gets votes in
-proportion to :math:`\sigma_k^{2/3}` (its outcome's standard deviation), which at these spreads is
-close to uniform.
+both strategies against the same planted arena), then a summary of the ratios.
 
-Usage: python benchmarks/matchmaking.py [--seeds 20] [--models 10,20,50] [--spreads 200,400,800]
+Usage: python benchmarks/matchmaking.py [--seeds 30] [--models 10,20,30,50] [--spreads 200,400,800]
        [--budget VOTES] [--games-every 50] [--processes 2] [--quick]
 """
 
@@ -308,7 +317,7 @@ def snapshot_of(
     rating: dict[uuid.UUID, float],
 ) -> MatchmakingSnapshot:
     """What the repository's ``snapshot()`` would return after this rating pass."""
-    return MatchmakingSnapshot(games=games, ci_width=ci_width)
+    return MatchmakingSnapshot(games=games, ci_width=ci_width, rating=rating)
 
 
 def simulate(spec: RunSpec) -> RunResult:
@@ -316,7 +325,7 @@ def simulate(spec: RunSpec) -> RunResult:
     started = time.perf_counter()
     sim = _Simulation(spec)
     reached: dict[str, int | None] = dict.fromkeys(METRICS)
-    top_since: int | None = None
+    since: dict[str, int | None] = dict.fromkeys(METRICS)
     planted_top = sim.arena.top
     target = targets(spec.n_models)
     cast = 0
@@ -329,19 +338,22 @@ def simulate(spec: RunSpec) -> RunResult:
         cast += CHECK_EVERY
         report = sim.rate()
         rows = report.rows
-        if reached["a"] is None and np.median(rows.ci_upper - rows.ci_lower) <= target.ci_width:
-            reached["a"] = cast
-        fitted_top = [int(i) for i in np.argsort(-rows.rating, kind="stable")[:TOP]]
-        if fitted_top != planted_top:
-            top_since = None
-        elif top_since is None:
-            top_since = cast
-        if reached["b"] is None and top_since is not None and cast - top_since >= STABLE_FOR:
-            reached["b"] = top_since
-        if reached["c"] is None and sim.empirical_error() <= target.empirical_error:
-            reached["c"] = cast
-        if reached["d"] is None and sim.fitted_error(report) <= target.fitted_error:
-            reached["d"] = cast
+        holds = {
+            "a": bool(np.median(rows.ci_upper - rows.ci_lower) <= target.ci_width),
+            "b": [int(i) for i in np.argsort(-rows.rating, kind="stable")[:TOP]] == planted_top,
+            "c": sim.empirical_error() <= target.empirical_error,
+            "d": sim.fitted_error(report) <= target.fitted_error,
+        }
+        for metric, now in holds.items():
+            # A metric counts from the first check of a run of checks that lasts STABLE_FOR
+            # votes: a noisy metric that dips under its target by chance is not reached.
+            if not now:
+                since[metric] = None
+            elif since[metric] is None:
+                since[metric] = cast
+            start = since[metric]
+            if reached[metric] is None and start is not None and cast - start >= STABLE_FOR:
+                reached[metric] = start
     totals = sim.totals
     return RunResult(
         spec=spec,
@@ -358,7 +370,7 @@ def simulate(spec: RunSpec) -> RunResult:
 def labels(target: Targets) -> dict[str, str]:
     return {
         "a": f"(a) median CI width <= {target.ci_width:g} pts",
-        "b": f"(b) top {TOP} in order, stable {STABLE_FOR}",
+        "b": f"(b) top {TOP} in the planted order",
         "c": f"(c) empirical win-matrix MAE <= {target.empirical_error:g}",
         "d": f"(d) fitted win-matrix MAE <= {target.fitted_error:g}",
     }
@@ -437,7 +449,7 @@ def report(results: Iterable[RunResult], seconds: float) -> str:
             f"N = {n_models} models, spread {spread:g} points (adjacent gap "
             f"{spread / (n_models - 1):.1f}), eta = {arena.tie_threshold:.3f}, "
             f"ties {100 * ties:.1f} %, budget {budget:,} votes, {len(runs['random'])} seeds; "
-            f"best possible (c) ratio {bound:.2f}",
+            f"best (c) ratio to an even split {bound:.2f}",
             f"  {'metric':<38} {'random: median [IQR]':<35} {'smart: median [IQR]':<35} "
             "smart/random [95 % CI]",
         ]
@@ -502,7 +514,7 @@ def specs(args: argparse.Namespace) -> list[RunSpec]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--seeds", type=int, default=30)
     parser.add_argument("--models", type=_numbers(int), default=[10, 20, 30, 50])
     parser.add_argument("--spreads", type=_numbers(float), default=[200, 400, 800])
     parser.add_argument("--budget", type=int, default=0, help="votes per run (default by N)")

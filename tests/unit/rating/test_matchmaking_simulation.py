@@ -69,8 +69,18 @@ def test_every_metric_is_reached_within_the_budget(
         for votes in run.votes.values():
             assert votes is not None
             assert votes % simulation.CHECK_EVERY == 0
-            assert 0 < votes <= run.votes_cast <= run.spec.budget
+            # reached at a check that held for STABLE_FOR more votes, all within the budget
+            assert 0 < votes <= run.votes_cast - simulation.STABLE_FOR
+            assert run.votes_cast <= run.spec.budget
         assert run.tie_share == pytest.approx(simulation.TIE_SHARE, abs=0.02)
+
+
+def test_a_metric_not_held_within_the_budget_is_censored() -> None:
+    """With 500 votes no metric can hold for 500 more: every one is censored."""
+    run = simulate(RunSpec(8, 200.0, seed=1, strategy="smart", budget=500))
+
+    assert run.votes == dict.fromkeys(simulation.METRICS)
+    assert run.votes_cast == 500
 
 
 def test_smart_draws_follow_what_pick_pair_would_choose() -> None:
@@ -101,6 +111,9 @@ def test_snapshot_carries_the_latest_rating_pass() -> None:
     assert sum(sim.snapshot.games.values()) == simulation.CHECK_EVERY
     widths = report.rows.ci_upper - report.rows.ci_lower
     assert dict(sim.snapshot.ci_width) == pytest.approx(dict(zip(sim.ids, widths, strict=True)))
+    assert dict(sim.snapshot.rating) == pytest.approx(
+        dict(zip(sim.ids, report.rows.rating, strict=True))
+    )
 
 
 def test_censored_runs_stay_censored_in_the_quantiles() -> None:
