@@ -1,17 +1,44 @@
 r"""Matchmakers: which two models meet in a round, or which challenger shadows the incumbent.
 
-``RandomMatchmaker`` picks uniformly. ``SmartMatchmaker`` samples a pair with probability
-proportional to an information score, so that votes go where they teach the ratings most:
+``RandomMatchmaker`` picks uniformly. ``SmartMatchmaker`` samples a pair with a probability
+proportional to its weight: a mixture of two kinds of uncertainty, each scaled to sum to 1 over
+the candidate pairs, plus a floor:
 
-    score(a, b)  = coldness(a, b) + uncertainty(a, b)
-    coldness     = 1 / (1 + games(a, b))                  under-evaluated pairs first
-    uncertainty  = (u(a) + u(b)) / 2,  u(m) = width(m) / max width   (unrated: u = 1)
-    weight(a, b) = score(a, b) + floor * max score        every pair stays reachable
+    weight(a, b) = (1 - r) * win(a, b) / sum(win) + r * rank(a, b) / sum(rank)
+                   + floor * (the largest of those mixtures over the pairs)
+    r            = rank_share * doubt
 
-The maximum width is taken over the rated models among the candidates. Both terms lie in
-[0, 1], and the floor term keeps each of the ``P`` candidate pairs at a probability of at least
-``floor / (P * (1 + floor))``. A challenger is drawn the same way over the pairs
-(incumbent, candidate). The work is O(n²) in the number of models, which is tens.
+    win(a, b)  = sqrt(S) * (1/sqrt(n + 1) - 1/sqrt(n + 2))         the win matrix
+    rank(a, b) = overlap * learn * top     for neighbours in the ranking
+               = 1                         when a or b is unrated;   0 for any other pair
+    doubt      = sum(overlap_k * top_k) / sum(top_k)   over the ranking's neighbour pairs k
+               = 1                         while a candidate is unrated
+
+with ``n = games(a, b)`` and, from the snapshot's display ratings ``R`` and 95 % interval widths
+(``s = width / (2 * 1.96)`` and ``d = (R_a - R_b) / (400 / ln 10)``, both in log-odds):
+
+    S       = p (1 - p),  p = 1 / (1 + exp(-d))        variance of one vote (1/4 if unrated)
+    overlap = exp(-z**2 / 2),  z = |d| / sqrt(s_a**2 + s_b**2)    is their order in doubt?
+              (0 when both intervals have width 0, or z >= 38)
+    learn   = v S / (1 + v S),  v = s_a**2 + s_b**2       share of the variance of d that one
+              more vote removes (the Laplace update of one observation of information S)
+    top     = 1 / (1 + k / TOP_RANKS),  k = the better place of the two (the leader's is 0)
+
+A model without a finite rating and interval width counts as unrated. A term that is 0 for
+every pair drops out, and the other takes the whole weight.
+
+``win`` is how much one more vote shrinks the standard error of the pair's win rate: the active
+sampling rule of Chiang et al. ("Chatbot Arena", 2024), with ``n + 1`` so that a pair without
+games takes the largest step rather than an infinite one; it keeps every pair of the head-to-head
+matrix sampled and spends less on lopsided pairs. ``rank`` sends its share to the neighbours of
+the ranking whose intervals overlap, the top of the board first, and to models that have no
+rating yet. Its share shrinks with ``doubt`` as the order settles, so a board whose order is known
+spends its votes on the win matrix. The ranking is over the rated candidates (ties broken by id).
+
+The floor keeps each of the ``P`` candidate pairs at a probability of at least
+``floor / (P * (1 + floor))``. A challenger is drawn by the same terms, computed over the pairs of
+the roster (incumbent and candidates), for the pairs (incumbent, candidate), with the floor over
+those. The work per round is O(n**2) in the number of models (tens), independent of the votes.
 """
 
 from __future__ import annotations
@@ -28,12 +55,27 @@ from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key
 
 __all__ = [
     "DEFAULT_FLOOR",
+    "DEFAULT_RANK_SHARE",
+    "TOP_RANKS",
     "RandomMatchmaker",
     "SmartMatchmaker",
     "make_matchmaker",
 ]
 
 DEFAULT_FLOOR = 0.05
+#: Share of the weight given to the order of the ranking; the rest goes to the win matrix.
+DEFAULT_RANK_SHARE = 0.3
+#: Rank at which a neighbour pair's ``top`` factor has fallen to one half.
+TOP_RANKS = 5.0
+#: Display points per unit of log-odds, as ``arena_rating`` shows ratings (400 / ln 10).
+_POINTS_PER_LOGIT = 400.0 / math.log(10.0)
+#: The normal quantile of a two-sided 95 % interval: width = 2 * 1.96 * standard error.
+_Z_95 = 1.959963984540054
+
+#: Beyond this many standard errors apart, a pair's order is taken as settled.
+_Z_NEGLIGIBLE = 38.0
+
+_Pair = tuple[ModelEntry, ModelEntry]
 
 
 @dataclass(frozen=True)
@@ -69,20 +111,25 @@ class RandomMatchmaker:
 
 @dataclass(frozen=True)
 class SmartMatchmaker:
-    """Samples pairs in proportion to coldness plus rating uncertainty (see the module doc).
+    """Samples pairs by win-matrix variance and ranking overlap (see the module doc).
 
     Args:
         floor: Share of the best score added to every pair's weight; 0 disables the floor.
+        rank_share: Share of the score given to the ranking's order, in [0, 1]; the rest goes
+            to the win matrix.
 
     Raises:
-        ValueError: ``floor`` is negative or not finite.
+        ValueError: ``floor`` is negative or not finite, or ``rank_share`` is outside [0, 1].
     """
 
     floor: float = DEFAULT_FLOOR
+    rank_share: float = DEFAULT_RANK_SHARE
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.floor) and self.floor >= 0.0):
             raise ValueError(f"floor must be a finite number >= 0, got {self.floor!r}")
+        if not 0.0 <= self.rank_share <= 1.0:
+            raise ValueError(f"rank_share must lie in [0, 1], got {self.rank_share!r}")
 
     def pick_pair(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot, rng: random.Random
@@ -137,28 +184,63 @@ class SmartMatchmaker:
 
     def _weighted_pairs(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
-    ) -> tuple[list[tuple[ModelEntry, ModelEntry]], list[float]]:
+    ) -> tuple[list[_Pair], list[float]]:
         candidates = _distinct_pair_candidates(models)
-        uncertainty = _uncertainties(candidates, stats)
         pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
-        scores = [_score(a, b, stats, uncertainty) for a, b in pairs]
-        return pairs, self._floored(scores)
+        return pairs, self._floored(self._scores(candidates, pairs, stats))
 
     def _weighted_challengers(
         self, models: Sequence[ModelEntry], incumbent: ModelEntry, stats: MatchmakingSnapshot
     ) -> tuple[list[ModelEntry], list[float]]:
         candidates = _challengers(models, incumbent)
-        uncertainty = _uncertainties([incumbent, *candidates], stats)
-        scores = [_score(incumbent, c, stats, uncertainty) for c in candidates]
+        roster = [incumbent, *candidates]
+        pairs = [(a, b) for i, a in enumerate(roster) for b in roster[i + 1 :]]
+        # The incumbent comes first in the roster, so its pairs are the first len(candidates).
+        scores = self._scores(roster, pairs, stats)[: len(candidates)]
         return candidates, self._floored(scores)
+
+    def _scores(
+        self, roster: Sequence[ModelEntry], pairs: Sequence[_Pair], stats: MatchmakingSnapshot
+    ) -> list[float]:
+        """The mixture of the two normalised terms of the module doc, for each of ``pairs``."""
+        rated = _rated(roster, stats)
+        ranking = _ranking(roster, rated)
+        win = [_win_matrix_step(a, b, stats, rated) for a, b in pairs]
+        order = [_rank_uncertainty(a, b, rated, ranking) for a, b in pairs]
+        win_total, order_total = math.fsum(win), math.fsum(order)
+        # A term that is 0 everywhere says nothing; the floor and the normalisation in the
+        # callers make the other one take the whole weight.
+        order_share = self.rank_share * ranking.doubt if order_total > 0.0 else 0.0
+        win_share = 1.0 - order_share if win_total > 0.0 else 0.0
+        return [
+            (win_share * w / win_total if win_share else 0.0)
+            + (order_share * o / order_total if order_share else 0.0)
+            for w, o in zip(win, order, strict=True)
+        ]
 
     def _floored(self, scores: list[float]) -> list[float]:
         best = max(scores)
         weights = [score + self.floor * best for score in scores]
-        # Only astronomically large game counts with zero widths get here; stay uniform then.
+        # Only when every term vanishes (certain ratings, no step left to take): stay uniform.
         if not math.fsum(weights) > 0.0:
             return [1.0] * len(scores)
         return weights
+
+
+@dataclass(frozen=True)
+class _Rated:
+    """A rated model: its display rating and its standard error in log-odds."""
+
+    rating: float
+    stderr: float
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """Each rated candidate's place (0 for the best) and how much of the order is in doubt."""
+
+    place: dict[uuid.UUID, int]
+    doubt: float
 
 
 def make_matchmaker(kind: str, *, floor: float = DEFAULT_FLOOR) -> Matchmaker:
@@ -204,31 +286,77 @@ def _challengers(models: Sequence[ModelEntry], incumbent: ModelEntry) -> list[Mo
     return candidates
 
 
-def _uncertainties(
-    models: Sequence[ModelEntry], stats: MatchmakingSnapshot
-) -> dict[uuid.UUID, float]:
-    """Each model's interval width over the widest among ``models``; unrated models get 1."""
-    widths: dict[uuid.UUID, float] = {}
+def _rated(models: Sequence[ModelEntry], stats: MatchmakingSnapshot) -> dict[uuid.UUID, _Rated]:
+    """The models with a finite rating and interval width; the others count as unrated."""
+    rated: dict[uuid.UUID, _Rated] = {}
     for model in models:
-        width = stats.ci_width.get(model.id)
-        # A missing, NaN or infinite width says nothing is known: maximally uncertain.
-        if width is not None and math.isfinite(width):
-            widths[model.id] = max(width, 0.0)
-    widest = max(widths.values(), default=0.0)
-    return {
-        model.id: (widths[model.id] / widest if widest > 0.0 else 0.0)
-        if model.id in widths
-        else 1.0
-        for model in models
-    }
+        rating, width = stats.rating.get(model.id), stats.ci_width.get(model.id)
+        if rating is None or width is None or not (math.isfinite(rating) and math.isfinite(width)):
+            continue
+        rated[model.id] = _Rated(rating, max(width, 0.0) / (2.0 * _Z_95) / _POINTS_PER_LOGIT)
+    return rated
 
 
-def _score(
-    a: ModelEntry,
-    b: ModelEntry,
-    stats: MatchmakingSnapshot,
-    uncertainty: dict[uuid.UUID, float],
+def _ranking(roster: Sequence[ModelEntry], rated: dict[uuid.UUID, _Rated]) -> _Ranking:
+    """The rated models in rating order (ties broken by id), and the doubt of the module doc."""
+    order = sorted(rated, key=lambda model_id: (-rated[model_id].rating, model_id.bytes))
+    place = {model_id: k for k, model_id in enumerate(order)}
+    if len(rated) < len(roster) or len(order) < 2:
+        return _Ranking(place, 1.0)  # an unrated model has no place yet: all is in doubt
+    tops = [_top(k) for k in range(len(order) - 1)]
+    overlaps = [_overlap(rated[order[k]], rated[order[k + 1]]) for k in range(len(order) - 1)]
+    doubt = math.fsum(o * t for o, t in zip(overlaps, tops, strict=True)) / math.fsum(tops)
+    return _Ranking(place, doubt)
+
+
+def _top(place: int) -> float:
+    return 1.0 / (1.0 + place / TOP_RANKS)
+
+
+def _overlap(a: _Rated, b: _Rated) -> float:
+    """exp(-z**2 / 2) for the pair's distance z in standard errors of the difference."""
+    spread = math.hypot(a.stderr, b.stderr)  # sqrt(v), without overflow
+    if not spread > 0.0:
+        return 0.0  # certain ratings: their order is known
+    z = abs(a.rating - b.rating) / _POINTS_PER_LOGIT / spread
+    if not z < _Z_NEGLIGIBLE:
+        return 0.0  # settled (exp(-z**2 / 2) would underflow; a NaN lands here too)
+    return math.exp(-0.5 * z * z)
+
+
+def _vote_variance(a: _Rated | None, b: _Rated | None) -> float:
+    """p (1 - p) for the expected score p of a against b; 1/4 when either is unrated."""
+    if a is None or b is None:
+        return 0.25
+    # e / (1 + e)**2 with e = exp(-|d|) is p (1 - p) without overflow for any difference.
+    e = math.exp(-abs(a.rating - b.rating) / _POINTS_PER_LOGIT)
+    return e / (1.0 + e) ** 2
+
+
+def _win_matrix_step(
+    a: ModelEntry, b: ModelEntry, stats: MatchmakingSnapshot, rated: dict[uuid.UUID, _Rated]
 ) -> float:
-    games = max(stats.games.get(pair_key(a.id, b.id), 0), 0)
-    coldness = 1 / (1 + games)  # int division: no overflow for huge counts
-    return coldness + (uncertainty[a.id] + uncertainty[b.id]) / 2.0
+    """sqrt(S) (1/sqrt(n + 1) - 1/sqrt(n + 2)), in a form that keeps its digits for huge n."""
+    n = float(max(stats.games.get(pair_key(a.id, b.id), 0), 0))
+    root_1, root_2 = math.sqrt(n + 1.0), math.sqrt(n + 2.0)
+    step = 1.0 / (root_1 * root_2 * (root_1 + root_2))
+    return math.sqrt(_vote_variance(rated.get(a.id), rated.get(b.id))) * step
+
+
+def _rank_uncertainty(
+    a: ModelEntry, b: ModelEntry, rated: dict[uuid.UUID, _Rated], ranking: _Ranking
+) -> float:
+    """overlap * learn * top for neighbours in the ranking, 1 with an unrated model, else 0."""
+    ra, rb = rated.get(a.id), rated.get(b.id)
+    if ra is None or rb is None:
+        return 1.0
+    place_a, place_b = ranking.place[a.id], ranking.place[b.id]
+    if abs(place_a - place_b) != 1:
+        return 0.0
+    overlap = _overlap(ra, rb)
+    if overlap == 0.0:
+        return 0.0
+    spread = math.hypot(ra.stderr, rb.stderr)
+    information = spread * spread * _vote_variance(ra, rb)  # v S; inf for absurd widths
+    learn = information / (1.0 + information) if information < math.inf else 1.0
+    return overlap * learn * _top(min(place_a, place_b))

@@ -53,6 +53,7 @@ rosters = st.lists(st.uuids(), min_size=2, max_size=8, unique=True).map(
     lambda ids: [ModelEntry(i, f"m{n}", "mock", f"m{n}") for n, i in enumerate(ids)]
 )
 widths = st.floats(allow_nan=True, allow_infinity=True) | st.floats(0, 500)
+ratings = st.floats(allow_nan=True, allow_infinity=True) | st.floats(500, 1_500)
 
 
 @st.composite
@@ -65,7 +66,8 @@ def rosters_and_stats(draw: st.DrawFn) -> tuple[list[ModelEntry], MatchmakingSna
         if draw(st.booleans())
     }
     ci_width = {m.id: draw(widths) for m in models if draw(st.booleans())}
-    return models, MatchmakingSnapshot(games=games, ci_width=ci_width)
+    rating = {m.id: draw(ratings) for m in models if draw(st.booleans())}
+    return models, MatchmakingSnapshot(games=games, ci_width=ci_width, rating=rating)
 
 
 # -- surface -------------------------------------------------------------------------------------
@@ -74,6 +76,8 @@ def rosters_and_stats(draw: st.DrawFn) -> tuple[list[ModelEntry], MatchmakingSna
 def test_module_exports_the_matchmakers() -> None:
     assert set(matchmaking.__all__) == {
         "DEFAULT_FLOOR",
+        "DEFAULT_RANK_SHARE",
+        "TOP_RANKS",
         "RandomMatchmaker",
         "SmartMatchmaker",
         "make_matchmaker",
@@ -100,6 +104,12 @@ def test_unknown_matchmaker_name_is_rejected() -> None:
 def test_invalid_floor_is_rejected(floor: float) -> None:
     with pytest.raises(ValueError, match="floor"):
         SmartMatchmaker(floor=floor)
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.5, math.nan], ids=["negative", "above-one", "nan"])
+def test_invalid_rank_share_is_rejected(share: float) -> None:
+    with pytest.raises(ValueError, match="rank_share"):
+        SmartMatchmaker(rank_share=share)
 
 
 # -- invariants ----------------------------------------------------------------------------------
@@ -141,14 +151,19 @@ def test_challenger_is_never_the_incumbent(
     assert challenger in models
 
 
-@given(roster_stats=rosters_and_stats(), floor=st.floats(0.001, 1.0))
+@given(
+    roster_stats=rosters_and_stats(),
+    floor=st.floats(0.001, 1.0),
+    rank_share=st.sampled_from([0.0, 0.3, 1.0]),
+)
 def test_every_pair_keeps_a_probability_above_the_floor_bound(
-    roster_stats: tuple[list[ModelEntry], MatchmakingSnapshot], floor: float
+    roster_stats: tuple[list[ModelEntry], MatchmakingSnapshot], floor: float, rank_share: float
 ) -> None:
     models, stats = roster_stats
     n_pairs = len(models) * (len(models) - 1) // 2
 
-    probabilities = SmartMatchmaker(floor=floor).pair_probabilities(models, stats)
+    matchmaker = SmartMatchmaker(floor=floor, rank_share=rank_share)
+    probabilities = matchmaker.pair_probabilities(models, stats)
 
     assert len(probabilities) == n_pairs
     assert math.fsum(probabilities.values()) == pytest.approx(1.0)
@@ -239,59 +254,182 @@ def test_random_matchmaker_picks_challengers_uniformly() -> None:
 
 # -- smart ---------------------------------------------------------------------------------------
 
+#: Interval width (display points) of a standard error of sqrt(2) log-odds: two such models have
+#: v = 4, and between equals S = 1/4, so one vote removes learn = v S / (1 + v S) = 1/2.
+WIDTH_OF_ROOT_TWO = 2 * matchmaking._Z_95 * math.sqrt(2) * matchmaking._POINTS_PER_LOGIT
+
+
+def step(n: int) -> float:
+    """How much one more vote shrinks 1/sqrt(n + 1): the win-matrix term without sqrt(S)."""
+    return 1 / math.sqrt(n + 1) - 1 / math.sqrt(n + 2)
+
 
 def test_smart_probabilities_match_a_worked_example() -> None:
-    """Scores 1.25, 2 and 1 plus 0.05 * 2 each, normalised by their sum 4.55."""
+    """a and b are rated equal (an overlap of 1, learn 1/2, at the top); c is unrated.
+
+    Every S is 1/4 (equal ratings, or an unrated model), so the win terms are the steps of
+    0, 2 and 2 games; the rank terms are 1/2 for the neighbours a, b and 1 with c.
+    """
     a, b, c = model("a"), model("b"), model("c")
     stats = MatchmakingSnapshot(
-        games={key(a, b): 1, key(b, c): 3},
-        ci_width={a.id: 100.0, b.id: 50.0},  # c is unrated
+        games={key(a, c): 2, key(b, c): 2},
+        ci_width={a.id: WIDTH_OF_ROOT_TWO, b.id: WIDTH_OF_ROOT_TWO},
+        rating={a.id: 1000.0, b.id: 1000.0},
     )
+    win = {key(a, b): step(0), key(a, c): step(2), key(b, c): step(2)}
+    rank = {key(a, b): 0.5, key(a, c): 1.0, key(b, c): 1.0}
 
-    probabilities = SmartMatchmaker(floor=0.05).pair_probabilities([a, b, c], stats)
+    probabilities = SmartMatchmaker(floor=0.0, rank_share=0.4).pair_probabilities([a, b, c], stats)
 
-    assert probabilities == pytest.approx(
-        {key(a, b): 1.35 / 4.55, key(a, c): 2.1 / 4.55, key(b, c): 1.1 / 4.55}
-    )
+    expected = {
+        k: 0.6 * win[k] / math.fsum(win.values()) + 0.4 * rank[k] / math.fsum(rank.values())
+        for k in win
+    }
+    assert probabilities == pytest.approx(expected)
 
 
 def test_smart_challenger_probabilities_match_a_worked_example() -> None:
-    """Incumbent i (width 20) against b (width 10, 1 game) and unrated u (3 games)."""
+    """Incumbent i and b rated equal, u unrated; i-b played once, i-u three times, b-u never.
+
+    The terms are normalised over the roster's three pairs; i's two pairs are then floored.
+    """
     incumbent, b, u = model("i"), model("b"), model("u")
     stats = MatchmakingSnapshot(
         games={key(incumbent, b): 1, key(incumbent, u): 3},
-        ci_width={incumbent.id: 20.0, b.id: 10.0},
+        ci_width={incumbent.id: WIDTH_OF_ROOT_TWO, b.id: WIDTH_OF_ROOT_TWO},
+        rating={incumbent.id: 1000.0, b.id: 1000.0},
     )
+    win = {"b": step(1), "u": step(3)}
+    rank = {"b": 0.5, "u": 1.0}
+    win_total, rank_total = step(1) + step(3) + step(0), 0.5 + 1.0 + 1.0
+    score = {m: 0.7 * win[m] / win_total + 0.3 * rank[m] / rank_total for m in win}
+    weight = {m: score[m] + 0.1 * max(score.values()) for m in score}
 
-    probabilities = SmartMatchmaker(floor=0.1).challenger_probabilities(
+    probabilities = SmartMatchmaker(floor=0.1, rank_share=0.3).challenger_probabilities(
         [incumbent, b, u], incumbent, stats
     )
 
-    # scores: b 0.5 + 0.75 = 1.25, u 0.25 + 1 = 1.25; floor adds 0.125 to each
-    assert probabilities == pytest.approx({b.id: 0.5, u.id: 0.5})
+    total = math.fsum(weight.values())
+    assert probabilities == pytest.approx({b.id: weight["b"] / total, u.id: weight["u"] / total})
+
+
+def test_a_settled_order_gives_its_share_back_to_the_win_matrix() -> None:
+    """Neighbours 40 standard errors apart: no doubt, so rank_share changes nothing."""
+    models = [model(name) for name in "abcd"]
+    stats = MatchmakingSnapshot(
+        games={key(a, b): 10 * (i + 1) for i, a in enumerate(models) for b in models[i + 1 :]},
+        ci_width={m.id: 10.0 for m in models},
+        rating={m.id: 1000.0 + 2_000.0 * i for i, m in enumerate(models)},
+    )
+
+    probabilities = SmartMatchmaker(rank_share=0.9).pair_probabilities(models, stats)
+
+    expected = SmartMatchmaker(rank_share=0.0).pair_probabilities(models, stats)
+    assert probabilities == pytest.approx(expected)
+
+
+def test_doubt_scales_the_ranking_share_by_the_overlap_of_the_neighbours() -> None:
+    """a and b are rated equal at the top (overlap 1); c lies far below b (overlap 0).
+
+    doubt = (1 * top(0) + 0 * top(1)) / (top(0) + top(1)) = 1 / (1 + 5/6) = 6/11, and the
+    ranking term is all on (a, b): 1/2 (learn) times 1 (overlap and top).
+    """
+    a, b, c = model("a"), model("b"), model("c")
+    stats = MatchmakingSnapshot(
+        games={key(a, b): 4, key(a, c): 1, key(b, c): 9},
+        ci_width={m.id: WIDTH_OF_ROOT_TWO for m in (a, b, c)},
+        rating={a.id: 1000.0, b.id: 1000.0, c.id: -30_000.0},
+    )
+    # sqrt(S) of a 31,000-point gap: S = e / (1 + e)**2 is e = exp(-|d|) to 1e-70.
+    lopsided = math.sqrt(math.exp(-31_000 / matchmaking._POINTS_PER_LOGIT))
+    win = {key(a, b): 0.5 * step(4), key(a, c): lopsided * step(1), key(b, c): lopsided * step(9)}
+    share = 0.3 * 6 / 11
+
+    probabilities = SmartMatchmaker(floor=0.0, rank_share=0.3).pair_probabilities([a, b, c], stats)
+
+    total = math.fsum(win.values())
+    expected = {k: (1 - share) * w / total for k, w in win.items()}
+    expected[key(a, b)] += share
+    assert probabilities == pytest.approx(expected)
+
+
+@given(roster_stats=rosters_and_stats(), incumbent_index=st.integers(0, 7))
+def test_challenger_weights_are_the_incumbents_pair_weights(
+    roster_stats: tuple[list[ModelEntry], MatchmakingSnapshot], incumbent_index: int
+) -> None:
+    """Without a floor, a challenger is drawn as its pair with the incumbent would be."""
+    models, stats = roster_stats
+    incumbent = models[incumbent_index % len(models)]
+    matchmaker = SmartMatchmaker(floor=0.0)
+    pairs = matchmaker.pair_probabilities(models, stats)
+    row = {m.id: pairs[key(incumbent, m)] for m in models if m.id != incumbent.id}
+
+    probabilities = matchmaker.challenger_probabilities(models, incumbent, stats)
+
+    total = math.fsum(row.values())
+    if total > 0:  # all-zero scores fall back to uniform on both sides
+        assert probabilities == pytest.approx({m: p / total for m, p in row.items()})
 
 
 def test_never_played_pair_is_chosen_far_more_often_than_a_pair_with_1000_games() -> None:
-    wide, x, y, z = model("wide"), model("x"), model("y"), model("z")
-    models = [wide, x, y, z]
+    models = [model(name) for name in ("w", "x", "y", "z")]
+    w, x, y, z = models
     stats = MatchmakingSnapshot(
         games={key(a, b): 1_000 for i, a in enumerate(models) for b in models[i + 1 :]}
         | {key(x, y): 0},
-        ci_width={wide.id: 100.0, x.id: 1.0, y.id: 1.0, z.id: 1.0},
     )
 
     counts = draw_pairs(SmartMatchmaker(), models, stats, draws=4_000)
 
-    # expected ratio about 17
-    assert counts[key(x, y)] > 8 * counts[key(x, z)]
+    # Unrated throughout: 0.7 of the weight goes to the cold pair, 0.3 / 6 to every pair; with
+    # the floor the expected ratio is about 9.
+    assert counts[key(x, y)] > 6 * counts[key(x, z)]
+
+
+def test_ranking_neighbours_with_overlapping_intervals_are_chosen_more_often() -> None:
+    close_1, close_2, far_1, far_2 = (model(n) for n in ("c1", "c2", "f1", "f2"))
+    models = [close_1, close_2, far_1, far_2]
+    stats = MatchmakingSnapshot(
+        games={key(a, b): 100 for i, a in enumerate(models) for b in models[i + 1 :]},
+        ci_width={m.id: 60.0 for m in models},
+        rating={close_1.id: 1010.0, close_2.id: 1000.0, far_1.id: 1300.0, far_2.id: 1600.0},
+    )
+
+    probabilities = SmartMatchmaker().pair_probabilities(models, stats)
+
+    # The other neighbours (1300-1010, 1600-1300) lie 13 standard errors apart, so only a quarter
+    # of the order is in doubt and the ranking term gets 0.3 / 4 of the weight, all of it for
+    # the close pair; the far pair is also lopsided for the win matrix. Expected ratio about 1.8.
+    assert probabilities[key(close_1, close_2)] > 1.5 * probabilities[key(far_1, far_2)]
+    assert probabilities[key(close_1, close_2)] == max(probabilities.values())
+
+
+def test_an_uncertain_order_at_the_top_outweighs_the_same_at_the_bottom() -> None:
+    ratings = {"t1": 1505.0, "t2": 1500.0, "m": 1200.0, "m2": 900.0, "b1": 605.0, "b2": 600.0}
+    models = [model(name) for name in ratings]
+    by_name = {m.display_name: m for m in models}
+    stats = MatchmakingSnapshot(
+        games={key(a, b): 100 for i, a in enumerate(models) for b in models[i + 1 :]},
+        ci_width={m.id: 60.0 for m in models},
+        rating={by_name[name].id: r for name, r in ratings.items()},
+    )
+
+    probabilities = SmartMatchmaker().pair_probabilities(models, stats)
+
+    top = probabilities[key(by_name["t1"], by_name["t2"])]
+    bottom = probabilities[key(by_name["b1"], by_name["b2"])]
+    # Same gap, widths and games: only the top factor differs (1 against 1/1.8); expected
+    # ratio about 1.25.
+    assert top > 1.15 * bottom
 
 
 def test_unrated_challenger_is_favoured_over_a_narrow_interval_one() -> None:
     incumbent, narrow, unrated, wide = model("i"), model("narrow"), model("new"), model("wide")
     models = [incumbent, narrow, unrated, wide]
     stats = MatchmakingSnapshot(
-        games={key(incumbent, m): 1_000 for m in (narrow, unrated, wide)},
+        games={key(a, b): 1_000 for i, a in enumerate(models) for b in models[i + 1 :]},
         ci_width={incumbent.id: 5.0, narrow.id: 5.0, wide.id: 100.0},
+        rating={incumbent.id: 1000.0, narrow.id: 1300.0, wide.id: 1100.0},
     )
     rng = random.Random(9)
 
@@ -299,8 +437,8 @@ def test_unrated_challenger_is_favoured_over_a_narrow_interval_one() -> None:
         SmartMatchmaker().pick_challenger(models, incumbent, stats, rng).id for _ in range(3_000)
     )
 
-    # expected ratio about 7
-    assert counts[unrated.id] > 4 * counts[narrow.id]
+    # expected ratio about 3
+    assert counts[unrated.id] > 2 * counts[narrow.id]
 
 
 def test_unrated_pair_is_favoured_over_a_narrow_interval_pair() -> None:
@@ -309,11 +447,14 @@ def test_unrated_pair_is_favoured_over_a_narrow_interval_pair() -> None:
     stats = MatchmakingSnapshot(
         games={key(a, b): 1_000 for i, a in enumerate(models) for b in models[i + 1 :]},
         ci_width={narrow_1.id: 2.0, narrow_2.id: 2.0, wide.id: 100.0},
+        rating={narrow_1.id: 1010.0, narrow_2.id: 1000.0, wide.id: 1200.0},
     )
 
-    counts = draw_pairs(SmartMatchmaker(), models, stats, draws=4_000)
+    probabilities = SmartMatchmaker().pair_probabilities(models, stats)
 
-    assert counts[key(new_1, new_2)] > 5 * counts[key(narrow_1, narrow_2)]
+    # Both pairs are equally well known to the win matrix; the ranking term goes to unrated
+    # models (1 for each of their 7 pairs) and not to neighbours 17 standard errors apart.
+    assert probabilities[key(new_1, new_2)] > 1.3 * probabilities[key(narrow_1, narrow_2)]
 
 
 def test_floor_makes_every_pair_reachable() -> None:
@@ -323,6 +464,7 @@ def test_floor_makes_every_pair_reachable() -> None:
         games={key(a, b): 10**6 for i, a in enumerate(models) for b in models[i + 1 :]}
         | {key(narrow[0], narrow[1]): 0},
         ci_width={wide.id: 1_000.0} | {m.id: 1.0 for m in narrow},
+        rating={m.id: 1000.0 + 100 * i for i, m in enumerate(models)},
     )
 
     counts = draw_pairs(SmartMatchmaker(), models, stats, draws=3_000)
@@ -339,11 +481,32 @@ def test_smart_pair_order_is_random() -> None:
     assert 900 <= firsts[a.id] <= 1_100
 
 
-def test_without_interval_information_all_rated_models_count_as_certain() -> None:
-    """Zero widths everywhere leave only coldness, and no division by zero."""
+def test_certain_ratings_leave_only_the_win_matrix_and_no_division_by_zero() -> None:
+    """Zero widths everywhere: no order is in doubt, so the win-matrix steps decide alone."""
     a, b, c = model("a"), model("b"), model("c")
-    stats = MatchmakingSnapshot(games={key(a, b): 1}, ci_width={a.id: 0.0, b.id: 0.0, c.id: 0.0})
+    stats = MatchmakingSnapshot(
+        games={key(a, b): 1},
+        ci_width={a.id: 0.0, b.id: 0.0, c.id: 0.0},
+        rating={a.id: 1000.0, b.id: 1000.0, c.id: 1000.0},
+    )
 
     probabilities = SmartMatchmaker(floor=0.0).pair_probabilities([a, b, c], stats)
 
-    assert probabilities == pytest.approx({key(a, b): 0.2, key(a, c): 0.4, key(b, c): 0.4})
+    total = step(1) + 2 * step(0)
+    assert probabilities == pytest.approx(
+        {key(a, b): step(1) / total, key(a, c): step(0) / total, key(b, c): step(0) / total}
+    )
+
+
+def test_huge_rating_gaps_and_game_counts_stay_finite() -> None:
+    a, b, c = model("a"), model("b"), model("c")
+    stats = MatchmakingSnapshot(
+        games={key(a, b): 10**18, key(a, c): 10**18, key(b, c): 10**18},
+        ci_width={a.id: 1e-300, b.id: 1e300, c.id: 50.0},
+        rating={a.id: -1e300, b.id: 1e300, c.id: 1000.0},
+    )
+
+    probabilities = SmartMatchmaker().pair_probabilities([a, b, c], stats)
+
+    assert all(math.isfinite(p) and p > 0 for p in probabilities.values())
+    assert math.fsum(probabilities.values()) == pytest.approx(1.0)
