@@ -448,9 +448,10 @@ class PostgresRepository:
     # -- matchmaking and leaderboard -------------------------------------------------------------
 
     async def snapshot(self) -> MatchmakingSnapshot:
-        """Pair counts and interval widths, re-read at most every ``snapshot_ttl_s`` seconds.
+        """Pair counts, ratings and interval widths, re-read at most every ``snapshot_ttl_s``
+        seconds.
 
-        Both come from small tables (``pair_vote_stats``, ``model_ratings``), so the cost does
+        All come from small tables (``pair_vote_stats``, ``model_ratings``), so the cost does
         not grow with the number of stored votes.
         """
         now = time.monotonic()
@@ -467,17 +468,19 @@ class PostgresRepository:
                     ).where(pair_vote_stats.c.method == "human")
                 )
             ).all()
-            widths = (
+            rated = (
                 await conn.execute(
                     select(
                         model_ratings.c.model_id,
+                        model_ratings.c.rating,
                         model_ratings.c.ci_upper - model_ratings.c.ci_lower,
                     )
                 )
             ).all()
         snapshot = MatchmakingSnapshot(
             games={(r.model_lo, r.model_hi): r.games for r in pairs},
-            ci_width={cast(uuid.UUID, r[0]): float(r[1]) for r in widths},
+            ci_width={cast(uuid.UUID, r[0]): float(r[2]) for r in rated},
+            rating={cast(uuid.UUID, r[0]): float(r[1]) for r in rated},
         )
         self._snapshot = (now, snapshot)
         return snapshot

@@ -9,8 +9,10 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_api.core.ports import pair_key
 from arena_api.db.analytics import PostgresAnalytics
-from tests.integration.analytics._history import arena_of, disable, rate
+from arena_api.db.repository import PostgresRepository, create_pool
+from tests.integration.analytics._history import arena_of, disable, rate, round_
 
 T1 = datetime(2026, 7, 20, 9, 0, tzinfo=UTC)
 T2 = datetime(2026, 7, 21, 9, 0, tzinfo=UTC)
@@ -206,3 +208,27 @@ async def test_rating_history_refuses_a_bad_points(
 
     assert response.status_code == 400
     assert list(response.json()["details"]) == ["points"]
+
+
+async def test_the_matchmakers_snapshot_holds_people_s_pair_games_and_each_rating(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    """What the smart matchmaker weighs: games per pair (people's votes only, skips not
+    games) and each rated model's rating and interval width, from the summary tables."""
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma") as (arena, m):
+        a, b, c = m["Alpha"], m["Beta"], m["Gamma"]
+        async with db.begin() as conn:
+            await round_(conn, a, b, "left")
+            await round_(conn, b, a, "both_bad")
+            await round_(conn, a, c, "skip")
+            await rate(conn, a, 1100, 20)
+            await rate(conn, b, 950, 35)
+        pool = await create_pool(database_url)
+        try:
+            snapshot = await PostgresRepository(db, pool, snapshot_ttl_s=0).snapshot()
+        finally:
+            await pool.close()
+
+    assert snapshot.games == {pair_key(a, b): 2}
+    assert snapshot.rating == {a: 1100, b: 950}
+    assert snapshot.ci_width == {a: 40, b: 70}
