@@ -587,14 +587,41 @@ pair_style_stats = Table(
 over the non-skip votes the style pass can use (both answers stored, neither failed, both with a
 TTFT): the standard deviations that turn a standardised coefficient into points per unit."""
 
+
+_Counted = type[Integer | BigInteger | Float[float]]
+
+
+def _counter(name: str, kind: _Counted = Integer) -> Column[object]:
+    return Column(name, kind, nullable=False, server_default=text("0"))
+
+
+def _answer_sums() -> list[Column[object]]:
+    """The sums behind an answer summary's means (also per slice, migration 0014)."""
+    return [
+        _counter("responses"),
+        _counter("ttft_responses"),
+        _counter("output_tokens", BigInteger),
+        _counter("markdown_density", Float),
+    ]
+
+
+def _latency(column: str, *key: str) -> list[Any]:
+    """A latency distribution's columns: ``metric``, ``column`` (the value or its bucket) and the
+    answers counted, keyed by ``key`` plus those two."""
+    return [
+        Column("metric", Text, nullable=False),
+        Column(column, Integer, nullable=False),
+        _counter("responses"),
+        PrimaryKeyConstraint(*key, "metric", column),
+        CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+    ]
+
+
 model_response_stats = Table(
     "model_response_stats",
     metadata,
     _rated_model_fk(primary_key=True),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    Column("ttft_responses", Integer, nullable=False, server_default=text("0")),
-    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
-    Column("markdown_density", Float, nullable=False, server_default=text("0")),
+    *_answer_sums(),
 )
 """Error-free answers per model, with the sums behind the mean token count and Markdown density."""
 
@@ -602,11 +629,7 @@ response_latency_values = Table(
     "response_latency_values",
     metadata,
     _model_ref("model_id"),
-    Column("metric", Text, nullable=False),
-    Column("value_ms", Integer, nullable=False),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    PrimaryKeyConstraint("model_id", "metric", "value_ms"),
-    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+    *_latency("value_ms", "model_id"),
 )
 """How many error-free answers of a model had each exact TTFT / stream duration (ms)."""
 
@@ -614,11 +637,7 @@ response_latency_buckets = Table(
     "response_latency_buckets",
     metadata,
     _model_ref("model_id"),
-    Column("metric", Text, nullable=False),
-    Column("bucket", Integer, nullable=False),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    PrimaryKeyConstraint("model_id", "metric", "bucket"),
-    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+    *_latency("bucket", "model_id"),
 )
 """The same counts per 100 ms bucket (``value_ms / 100``): a percentile is located in a bucket
 first, then read exactly from at most 100 rows of ``response_latency_values``."""
@@ -636,10 +655,7 @@ category_response_stats = Table(
     metadata,
     _category(),
     _model_ref("model_id"),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    Column("ttft_responses", Integer, nullable=False, server_default=text("0")),
-    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
-    Column("markdown_density", Float, nullable=False, server_default=text("0")),
+    *_answer_sums(),
     PrimaryKeyConstraint("category", "model_id"),
 )
 """``model_response_stats`` per slice of prompts."""
@@ -649,11 +665,7 @@ category_latency_values = Table(
     metadata,
     _category(),
     _model_ref("model_id"),
-    Column("metric", Text, nullable=False),
-    Column("value_ms", Integer, nullable=False),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    PrimaryKeyConstraint("category", "model_id", "metric", "value_ms"),
-    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+    *_latency("value_ms", "category", "model_id"),
 )
 """``response_latency_values`` per slice of prompts."""
 
@@ -662,11 +674,7 @@ category_latency_buckets = Table(
     metadata,
     _category(),
     _model_ref("model_id"),
-    Column("metric", Text, nullable=False),
-    Column("bucket", Integer, nullable=False),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    PrimaryKeyConstraint("category", "model_id", "metric", "bucket"),
-    CheckConstraint("metric IN ('ttft', 'duration')", name="metric"),
+    *_latency("bucket", "category", "model_id"),
 )
 """``response_latency_buckets`` per slice of prompts."""
 
@@ -699,17 +707,25 @@ external_chats = Table(
     Index("external_chats_matchup_idx", "matchup_id"),
 )
 
+
+def _cost_sums() -> list[Column[object]]:
+    """Answers, their tokens and cost (also per slice, migration 0014)."""
+    return [
+        _counter("responses"),
+        _counter("priced_responses"),
+        _counter("estimated_responses"),
+        _counter("input_tokens", BigInteger),
+        _counter("output_tokens", BigInteger),
+        Column("cost_usd", Numeric(20, 9), nullable=False, server_default=text("0")),
+    ]
+
+
 model_cost_daily = Table(
     "model_cost_daily",
     metadata,
     Column("day", Date, nullable=False),
     _model_ref("model_id"),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    Column("priced_responses", Integer, nullable=False, server_default=text("0")),
-    Column("estimated_responses", Integer, nullable=False, server_default=text("0")),
-    Column("input_tokens", BigInteger, nullable=False, server_default=text("0")),
-    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
-    Column("cost_usd", Numeric(20, 9), nullable=False, server_default=text("0")),
+    *_cost_sums(),
     PrimaryKeyConstraint("day", "model_id"),
 )
 """Every answer (failed ones too: they may have cost something) per UTC day of
@@ -722,12 +738,7 @@ category_cost_daily = Table(
     _category(),
     Column("day", Date, nullable=False),
     _model_ref("model_id"),
-    Column("responses", Integer, nullable=False, server_default=text("0")),
-    Column("priced_responses", Integer, nullable=False, server_default=text("0")),
-    Column("estimated_responses", Integer, nullable=False, server_default=text("0")),
-    Column("input_tokens", BigInteger, nullable=False, server_default=text("0")),
-    Column("output_tokens", BigInteger, nullable=False, server_default=text("0")),
-    Column("cost_usd", Numeric(20, 9), nullable=False, server_default=text("0")),
+    *_cost_sums(),
     PrimaryKeyConstraint("category", "day", "model_id"),
 )
 """``model_cost_daily`` per slice of prompts (migration 0014)."""

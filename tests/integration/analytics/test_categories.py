@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import text
@@ -13,6 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from arena_rating import RatingSettings, RatingWorker
 from tests.integration import rows
 from tests.integration.analytics._history import answer, arena_of, round_
+from tests.integration.arena_harness import Arena
+
+
+async def _get(arena: Arena, path: str, **params: str) -> dict[str, Any]:
+    response = await arena.client.get(path, params=params)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
 
 _READS = (
     "/api/arena/leaderboard",
@@ -59,20 +68,15 @@ async def test_every_vote_read_cuts_to_a_category_or_a_language(
                 {"a": a, "b": b},
             )
 
-        async def get(path: str, **params: str) -> dict:  # type: ignore[type-arg]
-            response = await arena.client.get(path, params=params)
-            assert response.status_code == 200, response.text
-            return response.json()  # type: ignore[no-any-return]
-
-        board = await get("/api/arena/leaderboard", category="coding")
-        summary = await get("/api/arena/analytics/summary", category="coding")
-        math = await get("/api/arena/analytics/head-to-head", category="math")
-        german = await get("/api/arena/analytics/head-to-head", category="language:de")
-        metrics = await get("/api/arena/analytics/model-metrics", category="coding")
-        activity = await get("/api/arena/analytics/activity", category="math")
-        style = await get("/api/arena/analytics/style-control", category="coding")
-        everything = await get("/api/arena/analytics/summary")
-        slices = await get("/api/arena/analytics/categories")
+        board = await _get(arena, "/api/arena/leaderboard", category="coding")
+        summary = await _get(arena, "/api/arena/analytics/summary", category="coding")
+        math = await _get(arena, "/api/arena/analytics/head-to-head", category="math")
+        german = await _get(arena, "/api/arena/analytics/head-to-head", category="language:de")
+        metrics = await _get(arena, "/api/arena/analytics/model-metrics", category="coding")
+        activity = await _get(arena, "/api/arena/analytics/activity", category="math")
+        style = await _get(arena, "/api/arena/analytics/style-control", category="coding")
+        everything = await _get(arena, "/api/arena/analytics/summary")
+        slices = await _get(arena, "/api/arena/analytics/categories")
 
     rows = {r["displayName"]: r for r in board["models"]}
     assert board["category"] == "coding"
@@ -183,14 +187,9 @@ async def test_answer_statistics_and_cost_cut_to_a_slice(
                 text("UPDATE matchups SET categories = '{coding}' WHERE categories IS NULL")
             )
 
-        async def get(path: str, **params: str) -> dict:  # type: ignore[type-arg]
-            response = await arena.client.get(path, params=params)
-            assert response.status_code == 200, response.text
-            return response.json()  # type: ignore[no-any-return]
-
-        metrics = await get("/api/arena/analytics/model-metrics", category="coding")
-        cost = await get("/api/arena/analytics/cost", category="coding")
-        english = await get("/api/arena/analytics/cost", category="language:en")
+        metrics = await _get(arena, "/api/arena/analytics/model-metrics", category="coding")
+        cost = await _get(arena, "/api/arena/analytics/cost", category="coding")
+        english = await _get(arena, "/api/arena/analytics/cost", category="language:en")
 
     alpha = next(r for r in metrics["models"] if r["displayName"] == "Alpha")
     beta = next(r for r in metrics["models"] if r["displayName"] == "Beta")
