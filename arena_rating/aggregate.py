@@ -63,7 +63,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql import Select
+from sqlalchemy.sql import FromClause, Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from arena_api.db.tables import matchups, preferences, responses
@@ -324,11 +324,21 @@ def _pair_counts_query(
     methods: Sequence[str],
     *,
     include_named: bool,
+    only: Sequence[uuid.UUID] | None = None,
 ) -> Select[Any]:
-    """One ``GROUP BY`` to canonical pair counts."""
+    """One ``GROUP BY`` to canonical pair counts; with ``only``, of those votes alone (read by
+    their ids, never by a pass over every vote)."""
     a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
     vote = preferences.c.vote
-    joined = preferences.join(matchups, matchups.c.id == preferences.c.matchup_id)
+    voted: FromClause = preferences
+    if only is not None:
+        ids = (
+            func.unnest(bindparam("only", list(only), type_=ARRAY(PG_UUID)))
+            .table_valued("id")
+            .render_derived(name="only_votes")
+        )
+        voted = ids.join(preferences, preferences.c.id == ids.c.id)
+    joined = voted.join(matchups, matchups.c.id == preferences.c.matchup_id)
     kept = _kept(excluded_sessions)
     passed = _unfiltered(filtered)
     counted = and_(kept, passed)
@@ -388,38 +398,7 @@ async def read_unfiltered_pair_counts(
     """People's blind votes with the ``filtered`` ones kept: ``aggregated`` (the default
     population, which left them out) plus what those votes alone count, read by their ids
     rather than with another pass over every vote. The screened sessions stay out."""
-    a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
-    vote = preferences.c.vote
-    ids = (
-        func.unnest(bindparam("only", list(filtered), type_=ARRAY(PG_UUID)))
-        .table_valued("id")
-        .render_derived(name="only_votes")
-    )
-    a_is_lo = a < b
-    query = (
-        select(
-            func.least(a, b).label("lo"),
-            func.greatest(a, b).label("hi"),
-            func.count()
-            .filter(or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo)))
-            .label("wins_lo"),
-            func.count()
-            .filter(or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo)))
-            .label("wins_hi"),
-            func.count().filter(vote.in_(_TIES)).label("ties"),
-        )
-        .select_from(
-            ids.join(preferences, preferences.c.id == ids.c.id).join(
-                matchups, matchups.c.id == preferences.c.matchup_id
-            )
-        )
-        .where(
-            preferences.c.method == HUMAN,
-            matchups.c.mode != "named",
-            _kept(excluded_sessions),
-        )
-        .group_by(func.least(a, b), func.greatest(a, b))
-    )
+    query = _pair_counts_query(excluded_sessions, (), (HUMAN,), include_named=False, only=filtered)
     counts = aggregated.counts
     index = {model_id: i for i, model_id in enumerate(aggregated.model_ids)}
     position = {(int(i), int(j)): k for k, (i, j) in enumerate(counts.pairs)}

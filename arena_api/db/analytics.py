@@ -67,7 +67,7 @@ from arena_api.core.views import (
     Votes,
 )
 from arena_api.db.outages import raises_unavailable
-from arena_api.db.tables import category_board
+from arena_api.db.tables import board_population
 
 __all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
 
@@ -361,15 +361,8 @@ def _population(votes: Votes, category: str | None = None) -> dict[str, Any]:
         "methods": list(VOTE_METHODS[votes]),
         "votes": votes,
         "category": category,
-        "board": _board(votes, category),
+        "board": board_population(votes, category) or "none",
     }
-
-
-def _board(votes: Votes, category: str | None) -> str:
-    """The rating population a read's ratings come from; ``none`` when no board is fitted."""
-    if category is None:
-        return votes
-    return category_board(category) if votes == "human" else "none"
 
 
 async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
@@ -577,7 +570,7 @@ class PostgresAnalytics:
             where += " AND computed_at >= :since"
         if points is not None:
             where = _THINNED_HISTORY_WHERE.format(where=where)
-        params = {"since": since, "points": points, "board": _board(votes, category)}
+        params = {"since": since, "points": points, "board": board_population(votes, category)}
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
             rows = await conn.execute(text(_HISTORY.format(where=where)), params)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import asyncpg
-from sqlalchemy import and_, false, func, literal, select, union_all, update
+from sqlalchemy import and_, false, func, select, union_all, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import FromClause, Select
@@ -39,7 +39,7 @@ from arena_api.core.views import VOTE_METHODS, Votes
 from arena_api.db.answers import AnswerWriter
 from arena_api.db.outages import raises_unavailable
 from arena_api.db.tables import (
-    category_board,
+    board_population,
     category_pair_stats,
     conversations,
     matchups,
@@ -530,27 +530,20 @@ class PostgresRepository:
         """
         rated: FromClause = model_ratings
         styled: FromClause = model_style_ratings
+        unstyled = select(model_style_ratings).where(false()).subquery("styled")
         if votes != "human" or category is not None:
             # another population's or slice's fit; the style pass fits people's, every prompt
             pop = model_population_ratings
-            board = votes if category is None else category_board(category)
-            rated = (
-                select(pop)
-                .where(pop.c.population == board, literal(category is None or votes == "human"))
-                .subquery("rated")
-            )
-            styled = select(model_style_ratings).where(false()).subquery("styled")
-        elif not filters:
+            board = board_population(votes, category)
+            kept = pop.c.population == board if board is not None else false()
+            rated, styled = select(pop).where(kept).subquery("rated"), unstyled
+        elif include_named or not filters:
+            # The fit with the named rounds' votes, or without the filters (no style pass);
+            # while it has no rows it is the blind board (nothing named, nothing filtered).
             async with self._engine.connect() as conn:
-                unfiltered = await _population_ratings(conn, "unfiltered")
-            if unfiltered is not None:  # else the filters left nothing out: the same board
-                rated = unfiltered
-                styled = select(model_style_ratings).where(false()).subquery("styled")
-        elif include_named:
-            async with self._engine.connect() as conn:
-                with_named = await _population_ratings(conn, "with_named")
-            if with_named is not None:
-                rated = with_named
+                other = await _population_ratings(conn, "with_named" if filters else "unfiltered")
+            if other is not None:
+                rated, styled = other, styled if filters else unstyled
         counts = _vote_records(votes, category)
         wins = func.coalesce(counts.c.wins, 0)
         losses = func.coalesce(counts.c.losses, 0)

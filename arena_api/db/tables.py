@@ -39,6 +39,7 @@ __all__ = [
     "category_response_stats",
     "vote_exclusions",
     "CATEGORY_BOARD",
+    "board_population",
     "category_board",
     "category_pair_stats",
     "category_vote_activity",
@@ -400,6 +401,15 @@ CATEGORY_BOARD = "category:"
 def category_board(slice_: str) -> str:
     """The population name of ``slice_``'s board."""
     return CATEGORY_BOARD + slice_
+
+
+def board_population(votes: str, category: str | None) -> str | None:
+    """The population whose fit a read of ``votes`` cut to ``category`` shows: the population
+    itself over every prompt (``human`` is ``model_ratings``), a slice's board for people's
+    votes, and none for another population cut to a slice (slice boards are people's only)."""
+    if category is None:
+        return votes
+    return category_board(category) if votes == "human" else None
 
 
 # The fit of another population of votes than the blind one ``model_ratings`` holds:
