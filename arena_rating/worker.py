@@ -75,6 +75,7 @@ from arena_rating.report import (
     StyleReport,
     align_warm_start,
     drift_in_standard_errors,
+    rate_pairs,
     summarise_pairs,
     summarise_style,
 )
@@ -490,8 +491,12 @@ class RatingWorker:
         leaderboard that asks for it; without votes its rows are cleared."""
         rows = None
         if votes is not None and votes.model_ids:
-            fit = fit_rao_kupper(votes.counts, l2_penalty=self.settings.rating_ridge)
-            rows = self._summarise(votes, fit).rows
+            rows = rate_pairs(
+                votes.model_ids,
+                votes.counts,
+                l2_penalty=self.settings.rating_ridge,
+                confidence_level=self.options.confidence_level,
+            ).rows
             _log.info(
                 "population %s: %s votes, %d models",
                 population,

@@ -69,9 +69,9 @@ from scipy.special import expit  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena_api.core.matchmaking import RandomMatchmaker, SmartMatchmaker  # noqa: E402
+from arena_api.core.matchmaking import make_matchmaker  # noqa: E402
 from arena_api.core.models import ModelEntry  # noqa: E402
-from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key  # noqa: E402
+from arena_api.core.ports import MatchmakingSnapshot, pair_key  # noqa: E402
 from arena_rating import SCALE, PairCounts, RatingReport, rate_pairs  # noqa: E402
 from arena_rating._settings import RatingSettings  # noqa: E402
 
@@ -200,10 +200,6 @@ def best_empirical_ratio(arena: Arena) -> float:
 
 
 # -- one run -------------------------------------------------------------------------------------
-
-
-def make_matchmaker(strategy: Strategy) -> Matchmaker:
-    return SmartMatchmaker() if strategy == "smart" else RandomMatchmaker()
 
 
 class _Simulation:

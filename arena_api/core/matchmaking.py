@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 from arena_api.core.errors import RoundConfigError
 from arena_api.core.models import ModelEntry
-from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key
+from arena_api.core.ports import DISPLAY_SCALE, Matchmaker, MatchmakingSnapshot, pair_key
 
 __all__ = [
     "DEFAULT_FLOOR",
@@ -67,13 +67,8 @@ DEFAULT_FLOOR = 0.05
 DEFAULT_RANK_SHARE = 0.3
 #: Rank at which a neighbour pair's ``top`` factor has fallen to one half.
 TOP_RANKS = 5.0
-#: Display points per unit of log-odds, as ``arena_rating`` shows ratings (400 / ln 10).
-_POINTS_PER_LOGIT = 400.0 / math.log(10.0)
 #: The normal quantile of a two-sided 95 % interval: width = 2 * 1.96 * standard error.
 _Z_95 = 1.959963984540054
-
-#: Beyond this many standard errors apart, a pair's order is taken as settled.
-_Z_NEGLIGIBLE = 38.0
 
 _Pair = tuple[ModelEntry, ModelEntry]
 
@@ -293,7 +288,7 @@ def _rated(models: Sequence[ModelEntry], stats: MatchmakingSnapshot) -> dict[uui
         rating, width = stats.rating.get(model.id), stats.ci_width.get(model.id)
         if rating is None or width is None or not (math.isfinite(rating) and math.isfinite(width)):
             continue
-        rated[model.id] = _Rated(rating, max(width, 0.0) / (2.0 * _Z_95) / _POINTS_PER_LOGIT)
+        rated[model.id] = _Rated(rating, max(width, 0.0) / (2.0 * _Z_95) / DISPLAY_SCALE)
     return rated
 
 
@@ -301,7 +296,7 @@ def _ranking(roster: Sequence[ModelEntry], rated: dict[uuid.UUID, _Rated]) -> _R
     """The rated models in rating order (ties broken by id), and the doubt of the module doc."""
     order = sorted(rated, key=lambda model_id: (-rated[model_id].rating, model_id.bytes))
     place = {model_id: k for k, model_id in enumerate(order)}
-    if len(rated) < len(roster) or len(order) < 2:
+    if len(rated) < len(roster):
         return _Ranking(place, 1.0)  # an unrated model has no place yet: all is in doubt
     tops = [_top(k) for k in range(len(order) - 1)]
     overlaps = [_overlap(rated[order[k]], rated[order[k + 1]]) for k in range(len(order) - 1)]
@@ -318,10 +313,8 @@ def _overlap(a: _Rated, b: _Rated) -> float:
     spread = math.hypot(a.stderr, b.stderr)  # sqrt(v), without overflow
     if not spread > 0.0:
         return 0.0  # certain ratings: their order is known
-    z = abs(a.rating - b.rating) / _POINTS_PER_LOGIT / spread
-    if not z < _Z_NEGLIGIBLE:
-        return 0.0  # settled (exp(-z**2 / 2) would underflow; a NaN lands here too)
-    return math.exp(-0.5 * z * z)
+    z = abs(a.rating - b.rating) / DISPLAY_SCALE / spread
+    return math.exp(-0.5 * z * z) if math.isfinite(z) else 0.0  # far apart: exp gives 0.0
 
 
 def _vote_variance(a: _Rated | None, b: _Rated | None) -> float:
@@ -329,7 +322,7 @@ def _vote_variance(a: _Rated | None, b: _Rated | None) -> float:
     if a is None or b is None:
         return 0.25
     # e / (1 + e)**2 with e = exp(-|d|) is p (1 - p) without overflow for any difference.
-    e = math.exp(-abs(a.rating - b.rating) / _POINTS_PER_LOGIT)
+    e = math.exp(-abs(a.rating - b.rating) / DISPLAY_SCALE)
     return e / (1.0 + e) ** 2
 
 

@@ -6,6 +6,7 @@ in-memory fakes. Nothing here imports a framework.
 
 from __future__ import annotations
 
+import math
 import random
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -39,6 +40,7 @@ from arena_api.core.views import (
 )
 
 __all__ = [
+    "DISPLAY_SCALE",
     "AnalyticsPort",
     "AutoJudgeQueue",
     "ArenaRepository",
@@ -109,6 +111,11 @@ class ProviderResolver(Protocol):
 
 
 # -- matchmaking ---------------------------------------------------------------------------------
+
+
+#: Rating points per unit of log-odds: the rating process's display scale
+#: ``1000 + (400 / ln 10) * r`` (``arena_rating.SCALE``), in which ratings reach the request path.
+DISPLAY_SCALE = 400 / math.log(10)
 
 
 def pair_key(a: uuid.UUID, b: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID]:

@@ -6,7 +6,6 @@ dashboard's analytics. Nothing here writes; rounds, votes and control live in ``
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -16,6 +15,7 @@ from arena_api.core.categories import CATEGORIES, check_slice
 from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
 from arena_api.core.ports import (
+    DISPLAY_SCALE,
     AnalyticsPort,
     ArenaRepository,
     RatingPassRecord,
@@ -55,9 +55,6 @@ from arena_api.services._reveal import reveal
 
 __all__ = ["check_category", "check_votes", "ReadService"]
 
-#: Rating points per unit of log-odds: the display scale ``1000 + (400 / ln 10) * r`` of the
-#: rating process, through which style coefficients are restated in rating points too.
-DISPLAY_SCALE = 400 / math.log(10)
 #: The style features in the order the rating process fits them; later additions sort last.
 STYLE_FEATURE_ORDER = ("position", "verbosity", "formatting", "latency_ttft", "latency_duration")
 #: Covariates that are a constant rather than a per-vote delta: their coefficient is absolute.

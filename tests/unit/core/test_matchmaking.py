@@ -256,7 +256,7 @@ def test_random_matchmaker_picks_challengers_uniformly() -> None:
 
 #: Interval width (display points) of a standard error of sqrt(2) log-odds: two such models have
 #: v = 4, and between equals S = 1/4, so one vote removes learn = v S / (1 + v S) = 1/2.
-WIDTH_OF_ROOT_TWO = 2 * matchmaking._Z_95 * math.sqrt(2) * matchmaking._POINTS_PER_LOGIT
+WIDTH_OF_ROOT_TWO = 2 * matchmaking._Z_95 * math.sqrt(2) * matchmaking.DISPLAY_SCALE
 
 
 def step(n: int) -> float:
@@ -341,7 +341,7 @@ def test_doubt_scales_the_ranking_share_by_the_overlap_of_the_neighbours() -> No
         rating={a.id: 1000.0, b.id: 1000.0, c.id: -30_000.0},
     )
     # sqrt(S) of a 31,000-point gap: S = e / (1 + e)**2 is e = exp(-|d|) to 1e-70.
-    lopsided = math.sqrt(math.exp(-31_000 / matchmaking._POINTS_PER_LOGIT))
+    lopsided = math.sqrt(math.exp(-31_000 / matchmaking.DISPLAY_SCALE))
     win = {key(a, b): 0.5 * step(4), key(a, c): lopsided * step(1), key(b, c): lopsided * step(9)}
     share = 0.3 * 6 / 11
 

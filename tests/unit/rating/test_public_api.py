@@ -42,3 +42,10 @@ def test_every_exported_name_exists() -> None:
     missing = [name for name in arena_rating.__all__ if not hasattr(arena_rating, name)]
 
     assert not missing
+
+
+def test_the_request_path_reads_ratings_on_the_rating_process_scale() -> None:
+    """The matchmaker and the style read turn display points back into log-odds."""
+    from arena_api.core.ports import DISPLAY_SCALE
+
+    assert DISPLAY_SCALE == arena_rating.SCALE
