@@ -26,6 +26,7 @@ async def drain(request: Request) -> JSONResponse:
     if not token or not hmac.compare_digest(offered.encode(), token.encode()):
         return JSONResponse({"error": "Not found", "code": "not_found"}, status_code=404)
     services = request.app.state.services
+    await services.suites.close()  # its runs stop whole prompts, resumable, before rounds stop
     stopped = await services.arena.drain(services.settings.shutdown_grace_s)
     return JSONResponse({"status": "drained", "roundsStopped": stopped})
 

@@ -17,7 +17,13 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 
-from arena_api.core.errors import ArenaError, InvalidRequest, NotFound
+from arena_api.core.errors import (
+    ArenaError,
+    InvalidRequest,
+    NotFound,
+    ShuttingDown,
+    StorageUnavailable,
+)
 from arena_api.core.models import ModelEntry
 from arena_api.core.ports import ArenaRepository
 from arena_api.core.records import vote_outcome
@@ -147,14 +153,19 @@ class SuiteService:
                     progress(len(done), record.total)
             await self._runs.set_status(run_id, "done")
         except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                await self._runs.set_status(run_id, "interrupted")
+            await self._interrupted(run_id)
             raise
+        except ShuttingDown:  # the server drains: resumable once it is back
+            await self._interrupted(run_id)
         except Exception as exc:
             _log.exception("suite run %s failed", run_id)
             message = exc.message if isinstance(exc, ArenaError) else type(exc).__name__
             with contextlib.suppress(Exception):
                 await self._runs.set_status(run_id, "failed", message)
+
+    async def _interrupted(self, run_id: uuid.UUID) -> None:
+        with contextlib.suppress(Exception):
+            await self._runs.set_status(run_id, "interrupted")
 
     async def _judge_prompt(
         self,
@@ -165,6 +176,7 @@ class SuiteService:
     ) -> None:
         """One prompt: a headless round, its verdict, and the result row."""
         request = parse_command(ChatRequest, {"prompt": prompt, "sessionId": f"suite:{run_id}"})
+        matchup_id: uuid.UUID | None = None
         try:
             round_ = await self._arena.start_round(
                 request, options=RoundOptions(protocol="suite", pair=pair)
@@ -174,13 +186,13 @@ class SuiteService:
                     pass
             matchup_id = uuid.UUID(round_.started.matchup_id)
             judgement, _ = await self._judge.judge(matchup_id, source="suite")
+        except (StorageUnavailable, ShuttingDown):
+            raise  # not the prompt's failure: the run stops, and resumes later
         except ArenaError as exc:
-            if exc.code == "database_unavailable":
-                raise
             await self._runs.add_result(
                 run_id,
                 index,
-                matchup_id=None,
+                matchup_id=matchup_id,  # the round ran when the judge failed
                 outcome="failed",
                 winner_model_id=None,
                 error=exc.message,

@@ -158,6 +158,34 @@ async def test_a_run_cut_short_by_a_restart_is_interrupted_and_resumes_where_it_
     assert done["completed"] == 4 and [r["index"] for r in done["results"]] == [0, 1, 2, 3]
 
 
+async def test_a_drain_interrupts_a_run_and_fails_none_of_its_prompts(
+    db: AsyncEngine, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``arena serve`` drains before it stops: the run is left resumable, not failed."""
+    monkeypatch.setenv("ARENA_INTERNAL_TOKEN", "drain-token-0123456789")
+    folder = _suites(tmp_path, **{"smoke.yaml": SUITE})
+    env = {
+        "ARENA_SUITES_DIR": str(folder),
+        "ARENA_MOCK_TOKENS_PER_SECOND": "20",
+        "ARENA_MOCK_TOKENS": "10",
+    }
+    async with serve_arena(db, database_url, tmp_path, **env) as arena:
+        run_id = (await arena.client.post("/api/suites/smoke/run")).json()["runId"]
+        for _ in range(200):
+            progress = (await arena.client.get(f"/api/suites/runs/{run_id}")).json()
+            if progress["completed"] >= 1:
+                break
+            await asyncio.sleep(0.05)
+        drained = await arena.client.post(
+            "/_arena/drain", headers={"x-arena-internal": "drain-token-0123456789"}
+        )
+        run = (await arena.client.get(f"/api/suites/runs/{run_id}")).json()
+
+    assert drained.status_code == 200
+    assert run["status"] == "interrupted" and 1 <= run["completed"] < 4
+    assert all(r["outcome"] != "failed" for r in run["results"])
+
+
 @pytest.mark.parametrize(
     ("method", "path", "status", "code"),
     [
