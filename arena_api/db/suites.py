@@ -16,7 +16,7 @@ __all__ = ["PostgresSuiteRuns"]
 
 
 _RESULTS = """
-SELECT r.prompt_index, r.matchup_id, r.outcome, r.winner_model_id, r.cost_usd, r.error,
+SELECT r.run_id, r.prompt_index, r.matchup_id, r.outcome, r.winner_model_id, r.cost_usd, r.error,
        w.display_name AS winner_name, a.display_name AS slot_a_name,
        b.display_name AS slot_b_name
   FROM suite_results r
@@ -24,8 +24,8 @@ SELECT r.prompt_index, r.matchup_id, r.outcome, r.winner_model_id, r.cost_usd, r
   LEFT JOIN matchups m ON m.id = r.matchup_id
   LEFT JOIN models a ON a.id = m.slot_a_model_id
   LEFT JOIN models b ON b.id = m.slot_b_model_id
- WHERE r.run_id = $1
- ORDER BY r.prompt_index
+ WHERE r.run_id = ANY($1::uuid[])
+ ORDER BY r.run_id, r.prompt_index
 """
 
 _RUN = """
@@ -126,28 +126,11 @@ class PostgresSuiteRuns:
             row = await conn.fetchrow(f"{_RUN} WHERE r.id = $1", run_id)
             if row is None:
                 return None
-            results = await conn.fetch(_RESULTS, run_id)
-        return _run(
-            row,
-            prompts=json.loads(row["prompts"]),
-            results=tuple(
-                SuiteResultRecord(
-                    prompt_index=r["prompt_index"],
-                    matchup_id=r["matchup_id"],
-                    outcome=r["outcome"],
-                    winner_model_id=r["winner_model_id"],
-                    winner_name=r["winner_name"],
-                    slot_a_name=r["slot_a_name"],
-                    slot_b_name=r["slot_b_name"],
-                    cost_usd=r["cost_usd"],
-                    error=r["error"],
-                )
-                for r in results
-            ),
-        )
+            results = await conn.fetch(_RESULTS, [run_id])
+        return _run(row, results)
 
     async def recent(self, suite: str | None = None, limit: int = 50) -> list[SuiteRunRecord]:
-        """The latest runs (of ``suite``), newest first, without their results."""
+        """The latest runs (of ``suite``), newest first, with their results (one more read)."""
         async with self._pool.acquire() as conn:
             rows = await conn.fetch(
                 f"{_RUN} WHERE $1::text IS NULL OR r.suite = $1 "
@@ -155,23 +138,37 @@ class PostgresSuiteRuns:
                 suite,
                 limit,
             )
-        return [_run(r, prompts=[], results=()) for r in rows]
+            by_run: dict[uuid.UUID, list[asyncpg.Record]] = {r["id"]: [] for r in rows}
+            for result in await conn.fetch(_RESULTS, list(by_run)):
+                by_run[result["run_id"]].append(result)
+        return [_run(r, by_run[r["id"]]) for r in rows]
 
 
-def _run(
-    row: asyncpg.Record, *, prompts: list[dict[str, Any]], results: tuple[SuiteResultRecord, ...]
-) -> SuiteRunRecord:
+def _run(row: asyncpg.Record, results: list[asyncpg.Record]) -> SuiteRunRecord:
     return SuiteRunRecord(
         id=row["id"],
         suite=row["suite"],
         status=row["status"],
         total=row["total"],
         completed=row["completed"],
-        prompts=prompts,
+        prompts=json.loads(row["prompts"]),
         models=None if row["models"] is None else json.loads(row["models"]),
         error=row["error"],
         created_at=row["created_at"],
         finished_at=row["finished_at"],
         cost_usd=row["cost_usd"],
-        results=results,
+        results=tuple(
+            SuiteResultRecord(
+                prompt_index=r["prompt_index"],
+                matchup_id=r["matchup_id"],
+                outcome=r["outcome"],
+                winner_model_id=r["winner_model_id"],
+                winner_name=r["winner_name"],
+                slot_a_name=r["slot_a_name"],
+                slot_b_name=r["slot_b_name"],
+                cost_usd=r["cost_usd"],
+                error=r["error"],
+            )
+            for r in results
+        ),
     )

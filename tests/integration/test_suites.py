@@ -126,6 +126,7 @@ async def test_a_suite_run_judges_every_prompt_and_two_runs_diff(
     assert {(j.method, j.mode) for j in judged} == {("judge", "blind")} and len(judged) == 8
     assert diff["changed"] + diff["unchanged"] == 4 and len(diff["prompts"]) == 4
     assert [r["runId"] for r in runs["runs"]] == [second["runId"], first["runId"]]
+    assert runs["runs"][1] == first  # the list shows each run as it is, tally and results
     assert again.status_code == 409 and again.json()["code"] == "suite_run_not_resumable"
 
 
