@@ -61,6 +61,9 @@ _OPEN = frozenset(
     | {"/ping", "/_health", "/favicon.ico"}
 )
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: Paths only an ``ARENA_API_TOKENS`` token opens, whatever else is configured: the open vote
+#: data (sessions are anonymised, but the text people typed is theirs).
+_TOKEN_ONLY = frozenset({"/api/arena/export"})
 
 
 def _offered_token(scope: Scope, headers: dict[bytes, bytes]) -> bytes | None:
@@ -110,6 +113,9 @@ class AccessControl:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
+        if path in _TOKEN_ONLY and not self.tokens:
+            await self._refuse(scope, receive, send, 403, "api_token_required")
+            return
         if (
             scope["type"] not in ("http", "websocket")
             or not (self.tokens or self.sessions)
@@ -152,6 +158,9 @@ class AccessControl:
             if not access.csrf_matches(session, header, cookies.get(CSRF_COOKIE)):
                 await self._refuse(scope, receive, send, 403, "csrf_failed")
                 return
+        if path in _TOKEN_ONLY:  # a person signed in, but without a token
+            await self._refuse(scope, receive, send, 403, "api_token_required")
+            return
         if scope["type"] == "http" and _wants_page(scope, headers):
             send = _revalidated(send)
         await self.app(scope, receive, send)
@@ -184,6 +193,7 @@ _MESSAGES = {
     "invalid_api_token": "The API token is not valid",
     "login_required": f"Sign in first (the passphrase, at {LOGIN_PATH})",
     "starting": "The server is starting; try again shortly",
+    "api_token_required": "The vote data is exported to API token holders only (ARENA_API_TOKENS)",
     "csrf_failed": "The X-CSRF-Token header must carry this session's CSRF token "
     "(the arena_csrf cookie)",
 }

@@ -2,8 +2,8 @@
 
 ``?since=&until=`` (ISO 8601 instants with a timezone) bound the votes; ``includeText=true``
 adds the prompts and answers. Only a request that carried a valid ``ARENA_API_TOKENS`` token may
-export (403 ``api_token_required`` otherwise, also when no token is configured): sessions are
-anonymised, but the text people typed is theirs.
+export (403 ``api_token_required`` otherwise, also when no token is configured; the access
+middleware decides): sessions are anonymised, but the text people typed is theirs.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
-from arena_api.core.errors import ArenaError, InvalidRequest
-from arena_api.routes._access import CLIENT_KEY
+from arena_api.core.errors import InvalidRequest
 from arena_api.routes.analytics import parse_since
 from arena_api.services.export import VoteExport
 
@@ -21,12 +20,6 @@ __all__ = ["routes"]
 
 
 async def export_votes(request: Request) -> Response:
-    if not str(request.scope.get(CLIENT_KEY, "")).startswith("token:"):
-        raise ArenaError(
-            "The vote data is exported to API token holders only (ARENA_API_TOKENS)",
-            status=403,
-            code="api_token_required",
-        )
     since = parse_since(request.query_params)
     until = parse_since(request.query_params, "until")
     include = request.query_params.get("includeText", "false")

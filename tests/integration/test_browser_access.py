@@ -267,6 +267,16 @@ async def test_the_bearer_is_checked_before_the_cookie_and_skips_csrf(
         assert answer.json()["code"] == code
 
 
+async def test_a_signed_in_person_without_a_token_does_not_export_the_votes(both: Arena) -> None:
+    browser, _ = await _signed_in(both)
+    refused = await browser.get("/api/arena/export")
+    allowed = await browser.get("/api/arena/export", headers={"authorization": f"Bearer {TOKEN}"})
+    await browser.aclose()
+
+    assert refused.status_code == 403 and refused.json()["code"] == "api_token_required"
+    assert allowed.status_code == 200
+
+
 async def test_the_openai_sdk_with_its_api_key_works_beside_a_passphrase(both: Arena) -> None:
     client = AsyncOpenAI(base_url=both.url + "/v1", api_key=TOKEN)
 
