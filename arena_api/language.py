@@ -20,12 +20,13 @@ import threading
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
+from arena_api.core.categories import UNDETERMINED
+
 __all__ = ["MIN_PROBABILITY", "UNDETERMINED", "detect_language"]
 
 MIN_PROBABILITY = 0.25
 #: The language is read from the prompt's start: its cost grows with the text, its answer not.
 SAMPLE_CHARS = 1_000
-UNDETERMINED = "und"
 _NOT_ASKED_IN = frozenset({"la", "sa", "eo"})
 
 _lock = threading.Lock()

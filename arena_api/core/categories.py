@@ -40,6 +40,7 @@ __all__ = [
     "CATEGORIES",
     "LANGUAGE_PREFIX",
     "LONG_QUERY_TOKENS",
+    "UNDETERMINED",
     "check_slice",
     "classify",
     "prompt_key",
@@ -57,7 +58,8 @@ CATEGORIES = (
 LONG_QUERY_TOKENS = 500
 LANGUAGE_PREFIX = "language:"
 _SLICE = re.compile(rf"(?:{'|'.join(CATEGORIES)})|{LANGUAGE_PREFIX}[a-z]{{2,3}}")
-_UNDETERMINED = "und"
+#: The language of a prompt that cannot be told (BCP 47's "undetermined"): in no slice.
+UNDETERMINED = "und"
 
 _I = re.IGNORECASE
 _FENCE = re.compile(r"```|~~~")
@@ -160,7 +162,7 @@ def prompt_key(prompt: str) -> str:
 def slices(categories: tuple[str, ...] | list[str] | None, language: str | None) -> tuple[str, ...]:
     """A round's slices: its categories, then its language unless it is unknown or ``und``."""
     found = tuple(categories or ())
-    if language and language != _UNDETERMINED:
+    if language and language != UNDETERMINED:
         found += (LANGUAGE_PREFIX + language,)
     return found
 

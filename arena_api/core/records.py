@@ -6,6 +6,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Literal
 
+from arena_api.core.categories import UNDETERMINED
 from arena_api.core.errors import VoteError
 from arena_api.core.models import ModelEntry, Slot
 
@@ -53,7 +54,7 @@ class NewRound:
     mode: StoredMode
     #: What the prompt is about (``core.categories``), its language and normalised key.
     categories: tuple[str, ...] = ()
-    language: str = "und"
+    language: str = UNDETERMINED
     prompt_key: str = ""
 
 

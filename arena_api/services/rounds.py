@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from arena_api.core.arena import ArenaCore, SlotRun
-from arena_api.core.categories import classify, prompt_key
+from arena_api.core.categories import UNDETERMINED, classify, prompt_key
 from arena_api.core.control import LiveMatchup, MatchupRegistry
 from arena_api.core.conversation import next_turn
 from arena_api.core.errors import (
@@ -190,7 +190,7 @@ class ArenaService:
         self._draining = False
         self._observer: RoundObserver = observer or NoObserver()
         #: The prompt's language (an ISO 639 code, or ``und``): the adapter ``app.py`` picks.
-        self._language = language or (lambda _: "und")
+        self._language = language or (lambda _: UNDETERMINED)
         self.registry = MatchupRegistry()
 
     # -- lifecycle -------------------------------------------------------------------------------
