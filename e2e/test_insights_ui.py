@@ -112,3 +112,12 @@ async def test_the_category_picker_cuts_every_chart_to_one_slice_of_prompts(
     await expect(summary).to_contain_text(votes)
     await page.set_viewport_size({"width": 390, "height": 844})
     await screenshot(page, "insights-category-phone")
+    # Style control is fitted over every prompt: its cards say so instead of drawing nothing.
+    await page.get_by_test_id("tab-style").click()
+    slots = page.get_by_test_id("card-decisive-win-rate-in-slot-a-vs-slot-b")
+    await expect(slots.locator(MARKS).first).to_be_attached(timeout=20_000)  # the tab loaded
+    coefficients = page.get_by_test_id("card-style-coefficients-(rating-points)")
+    await expect(coefficients).to_contain_text("Style control is fitted over every prompt")
+    await expect(coefficients.locator(".recharts-surface")).to_have_count(0)
+    await page.set_viewport_size({"width": 1400, "height": 1000})
+    await screenshot(page, "insights-category-style")

@@ -592,7 +592,7 @@ class PostgresRepository:
                         )
                     )
                 ).all()
-                if votes == "human"
+                if styled is model_style_ratings  # only beside the style pass's own ratings
                 else []
             )
             spread = await _style_spread(conn) if coefficients else StyleSpread()
