@@ -63,7 +63,7 @@ async def middleware_cost() -> dict[str, float]:
     """ns per request of each path through the middleware, and of the bare app."""
     access = AccessService(passphrase=PASSPHRASE, secret=b"s" * 32, ttl_s=3600, login_limits=())
     services = SimpleNamespace(access=access)
-    signed = access.sign_in(PASSPHRASE, "10.0.0.1")
+    signed = await access.sign_in(PASSPHRASE, "10.0.0.1")
     cookie = f"arena_session={signed.cookie}; arena_csrf={signed.csrf_token}".encode()
     open_ = AccessControl(_nothing)
     tokens = AccessControl(_nothing, tokens=(TOKEN.encode(), b"other-token-0123456789"))

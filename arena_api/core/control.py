@@ -1,13 +1,79 @@
-"""The control plane's view of live matchups: an abort handle and a steer channel each."""
+"""The control plane's view of live matchups: an abort handle and a steer channel each.
+
+A round lives in the process that runs it (``MatchupRegistry``). A stop or steer may reach
+another process of the same arena (several replicas behind a load balancer); a ``ControlRelay``
+carries it to the one that runs the round and brings the answer back. One process needs no relay:
+``LocalRelay`` knows no other replica.
+"""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 from arena_api.core.arena import Signal, SteerControl
 
-__all__ = ["LiveMatchup", "MatchupRegistry"]
+__all__ = [
+    "UNKNOWN_MATCHUP",
+    "ControlOutcome",
+    "ControlRelay",
+    "ControlRequest",
+    "LiveMatchup",
+    "LocalRelay",
+    "MatchupRegistry",
+]
+
+#: Why a stop or steer found nothing to act on.
+UNKNOWN_MATCHUP = "unknown or finished matchup"
+
+
+@dataclass(frozen=True)
+class ControlRequest:
+    """A stop or a steer, as the control plane received it."""
+
+    action: Literal["stop", "steer"]
+    matchup_id: uuid.UUID
+    token: str | None = None
+    instruction: str | None = None
+
+
+@dataclass(frozen=True)
+class ControlOutcome:
+    """The ack: done or not, why not, and a machine-readable code when it could not be asked."""
+
+    ok: bool
+    reason: str | None = None
+    code: str | None = None
+
+
+class ControlRelay(Protocol):
+    """Carries control requests to the process that runs the round."""
+
+    async def announce(self, matchup_id: uuid.UUID) -> None:
+        """This process runs ``matchup_id`` from now on (before its first event goes out)."""
+        ...
+
+    async def withdraw(self, matchup_id: uuid.UUID) -> None:
+        """The round has ended here."""
+        ...
+
+    async def forward(self, request: ControlRequest) -> ControlOutcome:
+        """Ask the process that runs the round; its answer, or why there is none."""
+        ...
+
+
+class LocalRelay:
+    """One process: every live round is in its own registry, so there is nobody to ask."""
+
+    async def announce(self, matchup_id: uuid.UUID) -> None:
+        return None
+
+    async def withdraw(self, matchup_id: uuid.UUID) -> None:
+        return None
+
+    async def forward(self, request: ControlRequest) -> ControlOutcome:
+        return ControlOutcome(False, UNKNOWN_MATCHUP)
 
 
 @dataclass
@@ -42,14 +108,14 @@ class MatchupRegistry:
         live.abort.set()
         return True
 
-    def steer(self, matchup_id: uuid.UUID, instruction: str) -> tuple[bool, str | None]:
-        """Restart a live round with ``instruction``; (accepted, reason when refused)."""
+    def steer(self, matchup_id: uuid.UUID, instruction: str) -> ControlOutcome:
+        """Restart a live round with ``instruction``."""
         live = self._live.get(matchup_id)
         if live is None or live.abort.is_set():
-            return False, "unknown or finished matchup"
+            return ControlOutcome(False, UNKNOWN_MATCHUP)
         if not live.steer.request(instruction):
-            return False, "a slot has already completed"
-        return True, None
+            return ControlOutcome(False, "a slot has already completed")
+        return ControlOutcome(True)
 
     def stop_all(self) -> int:
         """Abort every live round (a server that shuts down); how many were still running."""

@@ -6,7 +6,9 @@ and ``Retry-After`` is when the oldest of them leaves it, to the second, rounded
 exact sliding window (not two fixed buckets blended), in O(1) time per request and memory
 bounded by the limits. Idle clients are forgotten once their newest request left every window.
 
-Pure: the clock is injected (``time.monotonic`` by default).
+Pure: the clock is injected (``time.monotonic`` by default). ``check`` and ``peek`` are
+coroutines because that is the ``Limiter`` port's shape: a cluster of replicas counts in Redis
+instead (``arena_api.cluster.limits``), with the same windows and the same answers.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
-__all__ = ["Limit", "RateLimiter", "Refusal", "parse_limits", "refusal_message"]
+__all__ = ["Limit", "Limiter", "RateLimiter", "Refusal", "parse_limits", "refusal_message"]
 
 _UNITS = {"s": 1.0, "second": 1.0, "m": 60.0, "minute": 60.0, "h": 3600.0, "hour": 3600.0}
 _UNITS |= {"d": 86400.0, "day": 86400.0}
@@ -68,7 +71,24 @@ def parse_limits(raw: str) -> tuple[Limit, ...]:
     return tuple(sorted(limits, key=lambda limit: limit.window_s))
 
 
+class Limiter(Protocol):
+    """Counts requests per (route group, client) against sliding windows."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    async def check(self, group: str, client: str) -> Refusal | None:
+        """Count a request; a ``Refusal`` (and nothing counted) when over a limit."""
+        ...
+
+    async def peek(self, group: str, client: str) -> Refusal | None:
+        """The ``Refusal`` the next request would get, counting nothing."""
+        ...
+
+
 class RateLimiter:
+    """The windows of one process, in memory."""
+
     def __init__(
         self, limits: tuple[Limit, ...], clock: Callable[[], float] = time.monotonic
     ) -> None:
@@ -81,12 +101,12 @@ class RateLimiter:
     def enabled(self) -> bool:
         return bool(self.limits)
 
-    def check(self, group: str, client: str) -> Refusal | None:
+    async def check(self, group: str, client: str) -> Refusal | None:
         """Count a request of ``client`` to ``group``; a ``Refusal`` when over a limit (then
         the request is not counted)."""
         return self._consider(group, client, count=True)
 
-    def peek(self, group: str, client: str) -> Refusal | None:
+    async def peek(self, group: str, client: str) -> Refusal | None:
         """The ``Refusal`` the next request of ``client`` to ``group`` would get, counting
         nothing (the login page counts only wrong passphrases, after trying them)."""
         return self._consider(group, client, count=False)

@@ -56,7 +56,7 @@ class RateLimits:
             return
         # A request that carried an API token counts against that token, not its address.
         client = scope.get("arena.client") or (scope["client"][0] if scope.get("client") else "")
-        refusal = services.limiter.check(group, client)
+        refusal = await services.limiter.check(group, client)
         if refusal is None:
             await self.app(scope, receive, send)
             return

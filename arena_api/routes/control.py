@@ -45,7 +45,7 @@ def _parse(message: Any) -> tuple[str, uuid.UUID, str | None, str | None] | None
     return message["type"], matchup_id, token, instruction
 
 
-def _reply(arena: ArenaService, text: str) -> dict[str, Any]:
+async def _reply(arena: ArenaService, text: str) -> dict[str, Any]:
     if len(text) > MAX_FRAME_CHARS:
         return _TOO_LARGE
     try:
@@ -57,14 +57,16 @@ def _reply(arena: ArenaService, text: str) -> dict[str, Any]:
         return _MALFORMED
     kind, matchup_id, token, instruction = parsed
     if kind == "stop":
-        ok, reason = arena.stop(matchup_id, token)
-        reply: dict[str, Any] = {"type": "stopped", "matchupId": str(matchup_id), "ok": ok}
+        outcome = await arena.stop(matchup_id, token)
+        reply: dict[str, Any] = {"type": "stopped", "matchupId": str(matchup_id), "ok": outcome.ok}
     else:
         assert instruction is not None
-        ok, reason = arena.steer(matchup_id, instruction.strip(), token)
-        reply = {"type": "steer_ack", "matchupId": str(matchup_id), "accepted": ok}
-    if reason is not None:
-        reply["reason"] = reason
+        outcome = await arena.steer(matchup_id, instruction.strip(), token)
+        reply = {"type": "steer_ack", "matchupId": str(matchup_id), "accepted": outcome.ok}
+    if outcome.reason is not None:
+        reply["reason"] = outcome.reason
+    if outcome.code is not None:
+        reply["code"] = outcome.code
     return reply
 
 
@@ -83,7 +85,7 @@ async def control(websocket: WebSocket) -> None:
                 if len(raw) > MAX_FRAME_CHARS:
                     await websocket.send_json(_TOO_LARGE)
                     continue
-            await websocket.send_json(_reply(arena, text))
+            await websocket.send_json(await _reply(arena, text))
     except WebSocketDisconnect:
         return
 

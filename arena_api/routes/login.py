@@ -172,7 +172,7 @@ async def sign_in(request: Request) -> Response:
     next_path = _safe_next(fields.get("next") or request.query_params.get("next"))
     client = request.client.host if request.client else ""
     try:
-        signed = access.sign_in(fields.get("passphrase", ""), client)
+        signed = await access.sign_in(fields.get("passphrase", ""), client)
     except ArenaError as exc:
         if wants_json:
             raise

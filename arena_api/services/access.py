@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena_api.core.errors import ArenaError
-from arena_api.core.ratelimit import Limit, RateLimiter, refusal_message
+from arena_api.core.ratelimit import Limit, Limiter, RateLimiter, refusal_message
 from arena_api.core.sessions import (
     BrowserSession,
     SessionSigner,
@@ -61,10 +61,13 @@ class AccessService:
         login_limits: tuple[Limit, ...],
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
+        failures: Limiter | None = None,
     ) -> None:
+        """``failures`` counts wrong passphrases (a cluster's shared counter); by default this
+        process counts them under ``login_limits``."""
         self._passphrase = passphrase
         self._signer = SessionSigner(derive_session_key(secret, passphrase or ""), ttl_s, clock)
-        self._failures = RateLimiter(login_limits, monotonic)
+        self._failures = failures or RateLimiter(login_limits, monotonic)
 
     @property
     def enabled(self) -> bool:
@@ -75,18 +78,18 @@ class AccessService:
     def ttl_s(self) -> int:
         return self._signer.ttl_s
 
-    def sign_in(self, passphrase: str, client: str) -> SignedIn:
+    async def sign_in(self, passphrase: str, client: str) -> SignedIn:
         """Open a session for the right passphrase.
 
         Raises:
             LoginRateLimited: ``client`` gave too many wrong passphrases lately.
             WrongPassphrase: this one is wrong (and is counted).
         """
-        refusal = self._failures.peek(_LOGIN, client)
+        refusal = await self._failures.peek(_LOGIN, client)
         if refusal is not None:
             raise LoginRateLimited(refusal.retry_after_s)
         if self._passphrase is None or not passphrase_matches(passphrase, self._passphrase):
-            self._failures.check(_LOGIN, client)
+            await self._failures.check(_LOGIN, client)
             raise WrongPassphrase()
         session, cookie = self._signer.issue()
         return SignedIn(session, cookie, self._signer.csrf_token(session))

@@ -20,7 +20,15 @@ from datetime import UTC, datetime
 
 from arena_api.core.arena import ArenaCore, SlotRun
 from arena_api.core.categories import UNDETERMINED, classify, prompt_key
-from arena_api.core.control import LiveMatchup, MatchupRegistry
+from arena_api.core.control import (
+    UNKNOWN_MATCHUP,
+    ControlOutcome,
+    ControlRelay,
+    ControlRequest,
+    LiveMatchup,
+    LocalRelay,
+    MatchupRegistry,
+)
 from arena_api.core.conversation import next_turn
 from arena_api.core.errors import (
     ConversationError,
@@ -174,6 +182,7 @@ class ArenaService:
         rng: random.Random | None = None,
         observer: RoundObserver | None = None,
         language: Callable[[str], str] | None = None,
+        relay: ControlRelay | None = None,
     ) -> None:
         self._repo = repository
         self._providers = providers
@@ -192,6 +201,8 @@ class ArenaService:
         #: The prompt's language (an ISO 639 code, or ``und``): the adapter ``app.py`` picks.
         self._language = language or (lambda _: UNDETERMINED)
         self.registry = MatchupRegistry()
+        #: Reaches rounds that other replicas run (``LocalRelay``: there are none).
+        self._relay: ControlRelay = relay or LocalRelay()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -380,7 +391,7 @@ class ArenaService:
             started = MatchupStarted(
                 matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
             )
-            return self._launch(
+            return await self._launch(
                 started, runs, messages, persisted=False, token=None, plan=plan, options=options
             )
 
@@ -448,7 +459,7 @@ class ArenaService:
             if named
             else None,
         )
-        return self._launch(
+        return await self._launch(
             started, runs, messages, persisted=True, token=token, plan=plan, options=options
         )
 
@@ -469,7 +480,7 @@ class ArenaService:
         except ProviderUnavailable as exc:
             raise RoundConfigError(str(exc), status=500, code="provider_unavailable") from None
 
-    def _launch(
+    async def _launch(
         self,
         started: MatchupStarted,
         runs: tuple[SlotRun, ...],
@@ -488,6 +499,11 @@ class ArenaService:
         channel = SlotChannel(frozenset(started.slots), self._max_queued)
         round_ = _Round(matchup_id, started, runs, persisted, live, [channel])
         self.registry.register(matchup_id, live)
+        try:
+            await self._relay.announce(matchup_id)
+        except BaseException:
+            self.registry.release(matchup_id)
+            raise
         task = asyncio.create_task(self._pump(round_, messages))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -538,6 +554,7 @@ class ArenaService:
             round_.fail(RunError(code="stream_failed", message="The round failed"))
         finally:
             self.registry.release(round_.matchup_id)
+            await self._relay.withdraw(round_.matchup_id)
             for channel in round_.channels:
                 channel.end()
 
@@ -558,33 +575,35 @@ class ArenaService:
             and live.token_hash == token_hash(token)
         )
 
-    def stop(self, matchup_id: uuid.UUID, token: str | None = None) -> tuple[bool, str | None]:
+    async def stop(self, matchup_id: uuid.UUID, token: str | None = None) -> ControlOutcome:
         """Abort a running round (both slots, joined or not); what was produced is kept."""
-        if not self._control_allowed(matchup_id, token):
-            outcome: tuple[bool, str | None] = (
-                False,
-                "the matchup token does not match this matchup",
-            )
-        elif not self.registry.stop(matchup_id):
-            outcome = False, "unknown or finished matchup"
+        return await self.control(ControlRequest("stop", matchup_id, token))
+
+    async def steer(
+        self, matchup_id: uuid.UUID, instruction: str, token: str | None = None
+    ) -> ControlOutcome:
+        """Restart a running round with ``instruction``."""
+        return await self.control(ControlRequest("steer", matchup_id, token, instruction))
+
+    async def control(self, request: ControlRequest) -> ControlOutcome:
+        """A stop or steer, here when this process runs the round, else where it runs."""
+        if self.registry.get(request.matchup_id) is None:
+            outcome = await self._relay.forward(request)
         else:
-            outcome = True, None
-        self._observer.control_action("stop", outcome[0])
+            outcome = self.control_here(request)
+        self._observer.control_action(request.action, outcome.ok)
         return outcome
 
-    def steer(
-        self, matchup_id: uuid.UUID, instruction: str, token: str | None = None
-    ) -> tuple[bool, str | None]:
-        """Restart a running round with ``instruction``; (accepted, reason when refused)."""
-        if not self._control_allowed(matchup_id, token):
-            outcome: tuple[bool, str | None] = (
-                False,
-                "the matchup token does not match this matchup",
-            )
-        else:
-            outcome = self.registry.steer(matchup_id, instruction)
-        self._observer.control_action("steer", outcome[0])
-        return outcome
+    def control_here(self, request: ControlRequest) -> ControlOutcome:
+        """A stop or steer of a round this process runs (the relay's handler, too)."""
+        if not self._control_allowed(request.matchup_id, request.token):
+            return ControlOutcome(False, "the matchup token does not match this matchup")
+        if request.action == "stop":
+            if not self.registry.stop(request.matchup_id):
+                return ControlOutcome(False, UNKNOWN_MATCHUP)
+            return ControlOutcome(True)
+        assert request.instruction is not None
+        return self.registry.steer(request.matchup_id, request.instruction)
 
     # -- votes -----------------------------------------------------------------------------------
 

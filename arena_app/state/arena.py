@@ -253,10 +253,10 @@ class ArenaState(rx.State):
 
     _last_prompt: str = ""
 
-    def _over_limit(self, group: str) -> bool:
+    async def _over_limit(self, group: str) -> bool:
         """Count this page's request against ``ARENA_RATE_LIMIT``, as the HTTP routes do; when
         over it, say so in the notice."""
-        refusal = services().limiter.check(group, self.router.session.client_ip)
+        refusal = await services().limiter.check(group, self.router.session.client_ip)
         if refusal is not None:
             self.notice = refusal_message(refusal.retry_after_s)
         return refusal is not None
@@ -265,7 +265,7 @@ class ArenaState(rx.State):
     async def send(self) -> Any:
         async with self:
             prompt = self.prompt.strip()
-            if self.streaming or not prompt or self._over_limit("chat"):
+            if self.streaming or not prompt or await self._over_limit("chat"):
                 return
             if not self.session_id:
                 self.session_id = uuid.uuid4().hex
@@ -451,13 +451,13 @@ class ArenaState(rx.State):
             self.votable = False
 
     @rx.event
-    def stop(self) -> None:
+    async def stop(self) -> None:
         if self.streaming and self._matchup:
-            services().arena.stop(uuid.UUID(self._matchup))
+            await services().arena.stop(uuid.UUID(self._matchup))
 
     @rx.event
     async def vote(self, choice: str) -> Any:
-        if not self.can_vote or choice not in VOTE_LABELS or self._over_limit("vote"):
+        if not self.can_vote or choice not in VOTE_LABELS or await self._over_limit("vote"):
             return None
         try:
             reveal = await services().arena.vote(
@@ -487,7 +487,7 @@ class ArenaState(rx.State):
         async with self:
             if not self.can_vote or self.judging or not self.judge_name:
                 return None
-            if self._over_limit("judge"):
+            if await self._over_limit("judge"):
                 return None
             self.judging = True
             self.notice = ""

@@ -6,6 +6,7 @@ import pytest
 
 from arena_api.core.ratelimit import parse_limits
 from arena_api.services.access import AccessService, LoginRateLimited, WrongPassphrase
+from tests.support import run_blocking as run
 
 
 class Clock:
@@ -30,7 +31,7 @@ def _access(clock: Clock, limits: str = "3/minute") -> AccessService:
 def test_the_right_passphrase_opens_a_session_with_its_csrf_token() -> None:
     access = _access(Clock())
 
-    signed = access.sign_in("open sesame", "10.0.0.1")
+    signed = run(access.sign_in("open sesame", "10.0.0.1"))
 
     assert access.session(signed.cookie) == signed.session
     assert access.csrf_matches(signed.session, signed.csrf_token, signed.csrf_token)
@@ -40,7 +41,7 @@ def test_right_passphrases_are_never_counted() -> None:
     access = _access(Clock(), "1/minute")
 
     for _ in range(5):
-        access.sign_in("open sesame", "10.0.0.1")
+        run(access.sign_in("open sesame", "10.0.0.1"))
 
 
 def test_past_the_limit_even_the_right_passphrase_waits_until_the_window_slides() -> None:
@@ -49,17 +50,17 @@ def test_past_the_limit_even_the_right_passphrase_waits_until_the_window_slides(
     for second in range(3):
         clock.now = 500.0 + second * 10
         with pytest.raises(WrongPassphrase):
-            access.sign_in("guess", "10.0.0.1")
+            run(access.sign_in("guess", "10.0.0.1"))
 
     clock.now = 530.0
     with pytest.raises(LoginRateLimited) as refused:
-        access.sign_in("open sesame", "10.0.0.1")
-    other_client = access.sign_in("open sesame", "10.0.0.2")
+        run(access.sign_in("open sesame", "10.0.0.1"))
+    other_client = run(access.sign_in("open sesame", "10.0.0.2"))
     clock.now = 559.9
     with pytest.raises(LoginRateLimited):
-        access.sign_in("open sesame", "10.0.0.1")
+        run(access.sign_in("open sesame", "10.0.0.1"))
     clock.now = 560.0  # the first wrong guess (at 500) leaves the minute
-    again = access.sign_in("open sesame", "10.0.0.1")
+    again = run(access.sign_in("open sesame", "10.0.0.1"))
 
     assert refused.value.retry_after_s == 30  # honest: the first guess leaves at 560
     assert refused.value.status == 429 and refused.value.code == "rate_limited"
@@ -75,5 +76,5 @@ def test_with_no_passphrase_nothing_signs_in() -> None:
     )
 
     with pytest.raises(WrongPassphrase):
-        access.sign_in("", "10.0.0.1")
+        run(access.sign_in("", "10.0.0.1"))
     assert not access.enabled
