@@ -39,6 +39,12 @@ $(AXE): $(BUN)
 	@echo "installing Debian's nginx for the reverse-proxy test"
 	apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
 
+# Redis for the cluster tests (which start their own on a free port; the machine's own is never
+# needed).
+/usr/bin/redis-server:
+	@echo "installing Debian's redis-server for the cluster tests"
+	apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+
 # With no roster of its own and no keys, the product runs on the mock provider.
 run: setup
 	ARENA_MOCK_PROVIDER=$${ARENA_MOCK_PROVIDER:-1} \
@@ -50,10 +56,10 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy arena_api arena_rating arena_app
 
-test: setup /usr/bin/chromium /usr/sbin/nginx lint
+test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server lint
 	$(PY) -m pytest
 
-e2e: setup /usr/bin/chromium /usr/sbin/nginx
+e2e: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server
 	$(PY) -m pytest e2e
 
 # A real Open WebUI 0.12.4 (from PyPI, into a virtualenv of its own outside the project: several

@@ -19,7 +19,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 
@@ -31,12 +31,13 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from arena_api.core.arena import ArenaCore
+from arena_api.core.control import ControlRelay
 from arena_api.core.join import JoinBroker
 from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
 from arena_api.core.ports import RoundObserver
-from arena_api.core.ratelimit import RateLimiter
+from arena_api.core.ratelimit import Limiter, RateLimiter
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
@@ -101,7 +102,7 @@ class Services:
     arena: ArenaService
     reads: ReadService
     chat: OpenAiChatService
-    limiter: RateLimiter
+    limiter: Limiter
     metrics: ArenaMetrics
     judge: JudgeService
     suites: SuiteService
@@ -145,6 +146,7 @@ def build_arena(
     observer: RoundObserver | None = None,
     secret: bytes | None = None,
     providers: ProviderRegistry | None = None,
+    relay: ControlRelay | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
@@ -166,6 +168,7 @@ def build_arena(
         ),
         observer=observer,
         language=detect_language,
+        relay=relay,
     )
 
 
@@ -258,9 +261,11 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         await asyncio.to_thread(detect_language, "warm the language model up")
         secret = token_secret(settings)
         providers = build_registry(settings, http)
-        arena = build_arena(settings, engine, pool, http, metrics, secret, providers)
+        shared = await stack.enter_async_context(_shared_state(settings))
+        arena = build_arena(settings, engine, pool, http, metrics, secret, providers, shared.relay)
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
+        await shared.start(arena)
         repository = PostgresRepository(engine, pool)
         reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))
         chat = OpenAiChatService(
@@ -298,7 +303,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             arena=arena,
             reads=reads,
             chat=chat,
-            limiter=RateLimiter(settings.rate_limit),
+            limiter=shared.limiter,
             metrics=metrics,
             judge=judge,
             suites=suites,
@@ -308,8 +313,53 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
                 secret=secret,
                 ttl_s=settings.session_ttl_s,
                 login_limits=settings.login_rate_limit,
+                failures=shared.login_failures,
             ),
         )
+
+
+@dataclass
+class _SharedState:
+    """The adapters of what one process keeps in memory and a cluster keeps in Redis."""
+
+    limiter: Limiter
+    login_failures: Limiter | None = None
+    relay: ControlRelay | None = None
+    _relay_start: Callable[[ArenaService], Awaitable[None]] | None = None
+
+    async def start(self, arena: ArenaService) -> None:
+        """Begin answering other replicas (once ``arena`` can act on its rounds)."""
+        if self._relay_start is not None:
+            await self._relay_start(arena)
+
+
+@contextlib.asynccontextmanager
+async def _shared_state(settings: Settings) -> AsyncIterator[_SharedState]:
+    """In memory for one process; in Redis with ``REDIS_URL`` (``arena_api.cluster``)."""
+    if settings.redis_url is None:
+        yield _SharedState(limiter=RateLimiter(settings.rate_limit))
+        return
+    from arena_api.cluster import open_cluster
+    from arena_api.cluster.control import RedisControlRelay
+    from arena_api.cluster.limits import RedisRateLimiter
+
+    async with open_cluster(settings.redis_url, settings.cluster_timeout_ms / 1000) as cluster:
+        relay = RedisControlRelay(cluster)
+
+        async def start(arena: ArenaService) -> None:
+            await relay.start(arena.control_here)
+
+        try:
+            yield _SharedState(
+                limiter=RedisRateLimiter(cluster.redis, settings.rate_limit),
+                login_failures=RedisRateLimiter(
+                    cluster.redis, settings.login_rate_limit, name="login"
+                ),
+                relay=relay,
+                _relay_start=start,
+            )
+        finally:
+            await relay.close()
 
 
 #: Allocations (net of frees) between two young-generation collections; CPython's default is 700.

@@ -267,6 +267,24 @@ SETTINGS: tuple[Setting, ...] = (
         attr="database_url",
     ),
     _setting(
+        "REDIS_URL",
+        None,
+        "Redis URL (`redis://`, `rediss://` or `unix://`): run as one of several replicas "
+        "behind a load balancer, sharing Reflex's state, slot joins, the control plane, live "
+        "feeds and rate limits through Redis (needs `DATABASE_URL` and `MATCHUP_TOKEN_SECRET`). "
+        "Unset: one process keeps them in memory.",
+        _url("redis", "rediss", "unix"),
+        attr="redis_url",
+    ),
+    _setting(
+        "ARENA_CLUSTER_TIMEOUT_MS",
+        "3000",
+        "With `REDIS_URL`: how long a replica waits for another one to answer (a stop or steer "
+        "for a round it runs) before it answers `cluster_timeout`.",
+        _integer(100, 60_000),
+        attr="cluster_timeout_ms",
+    ),
+    _setting(
         "ARENA_DATA_DIR", ".arena", "Folder for local state: the embedded database, tools.", _path()
     ),
     _setting(
@@ -730,6 +748,8 @@ class Settings:
     port: int
     host: str
     database_url: str | None
+    redis_url: str | None
+    cluster_timeout_ms: int
     data_dir: Path
     models_file: Path
     trust_proxy: tuple[IPv4Network | IPv6Network, ...] | Literal["*"]
@@ -798,6 +818,8 @@ class Settings:
         """
         if self.env == "production":
             self._check_production()
+        if self.redis_url is not None:
+            self._check_cluster()
         if self.matchup_token_secret is None and not self.allow_dev_secret:
             raise SettingsError(
                 "MATCHUP_TOKEN_SECRET",
@@ -812,6 +834,14 @@ class Settings:
                 else "ARENA_EXPOSURE=shadow"
             )
             raise SettingsError("ARENA_DEFAULT_MODEL", "", f"required when {reason}")
+
+    def _check_cluster(self) -> None:
+        """Replicas share one database and sign with one key, or votes fail on the others."""
+        because = "when REDIS_URL is set (every replica must share it)"
+        if self.database_url is None:
+            raise SettingsError("DATABASE_URL", "", f"required {because}")
+        if self.matchup_token_secret is None:
+            raise SettingsError("MATCHUP_TOKEN_SECRET", "", f"required {because}")
 
     def _check_production(self) -> None:
         """What a development machine may do and a production server must not."""

@@ -8,6 +8,7 @@ migrated with Alembic (so the migrations are exercised too) and dropped at the e
 from __future__ import annotations
 
 import os
+import socket
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 
@@ -20,7 +21,7 @@ from arena_api.app import create_api
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
 from arena_api.db.tables import metadata
-from tests.support import ServerThread, free_port, make_settings, run_blocking
+from tests.support import RedisServer, ServerThread, free_port, make_settings, run_blocking
 
 
 def _with_database(url: str, name: str) -> str:
@@ -100,6 +101,22 @@ async def db(engine: AsyncEngine) -> AsyncEngine:
     async with engine.begin() as conn:
         await conn.execute(text(f"TRUNCATE {_TABLES} CASCADE"))
     return engine
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A Redis of the test session's own (never the machine's)."""
+    with RedisServer(tmp_path_factory.mktemp("redis")) as server:
+        yield server
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, emptied for this test."""
+    with socket.create_connection(("127.0.0.1", redis_server.port), timeout=5) as sock:
+        sock.sendall(b"FLUSHALL\r\n")
+        assert sock.recv(16).startswith(b"+OK")
+    return redis_server.url
 
 
 @pytest.fixture(scope="session")

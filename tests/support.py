@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import os
 import signal
@@ -132,6 +133,41 @@ class ProductProcess:
         except subprocess.TimeoutExpired:
             self.process.kill()
             return self.process.wait()
+
+
+class RedisServer:
+    """Debian's ``redis-server`` on a free loopback port, keeping nothing on disk."""
+
+    BINARY = "/usr/bin/redis-server"
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> RedisServer:
+        args = [self.BINARY, "--port", str(self.port), "--bind", "127.0.0.1"]
+        args += ["--save", "", "--appendonly", "no", "--dir", str(self.folder)]
+        with (self.folder / "redis.log").open("ab") as log:
+            self.process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock,
+            ):
+                sock.sendall(b"PING\r\n")
+                if sock.recv(16).startswith(b"+PONG"):
+                    return self
+            time.sleep(0.05)
+        self.__exit__()
+        raise RuntimeError("redis-server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
 
 
 def parse_sse(raw: str) -> list[tuple[str, dict[str, Any]]]:

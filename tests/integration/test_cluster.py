@@ -1,0 +1,205 @@
+"""Two replicas of the API on two ports, sharing PostgreSQL and a real Redis (REDIS_URL): the
+control plane and the rate limits work whichever replica a request reaches."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import websockets
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from arena_api.cluster import ClusterUnavailable, open_cluster
+from arena_api.settings import SettingsError
+from tests.integration.arena_harness import Arena, serve_arena
+from tests.integration.test_control import Reader
+from tests.support import free_port, make_settings
+
+SLOW = {"ARENA_MOCK_TOKENS_PER_SECOND": "20", "ARENA_MOCK_TOKENS": "400"}
+
+
+@contextlib.asynccontextmanager
+async def replicas(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str, **env: str
+) -> AsyncIterator[tuple[Arena, Arena]]:
+    """Two servers of the same arena: one database, one Redis, data dirs of their own."""
+    env = {"REDIS_URL": redis_url, **env}
+    async with (
+        serve_arena(db, database_url, tmp_path / "one", **env) as one,
+        serve_arena(db, database_url, tmp_path / "two", **env) as two,
+    ):
+        yield one, two
+
+
+async def _control(arena: Arena, message: dict[str, Any]) -> dict[str, Any]:
+    url = arena.url.replace("http://", "ws://") + "/api/arena/control"
+    async with websockets.connect(url) as socket:
+        await socket.send(json.dumps(message))
+        reply: dict[str, Any] = json.loads(await socket.recv())
+        return reply
+
+
+async def test_a_stop_sent_to_the_other_replica_stops_the_round(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    async with replicas(db, database_url, tmp_path, redis_url, **SLOW) as (one, two):
+        reader = Reader(one, {"prompt": "long answer please"})
+        await reader.started.wait()
+        matchup = reader.frames[0][1]["matchupId"]
+        stopped_at = time.monotonic()
+
+        reply = await _control(two, {"type": "stop", "matchupId": matchup})
+        await asyncio.wait_for(reader.task, timeout=5)
+        ended_after = time.monotonic() - stopped_at
+        for _ in range(40):
+            if await one.scalar("SELECT count(*) FROM responses") == 2:
+                break
+            await asyncio.sleep(0.05)
+        errors = await one.rows("SELECT error FROM responses")
+        again = await _control(two, {"type": "stop", "matchupId": matchup})
+
+    assert reply == {"type": "stopped", "matchupId": matchup, "ok": True}
+    assert ended_after < 2
+    assert reader.frames[-1][0] == "matchup_done"
+    assert [row.error for row in errors] == ["stopped", "stopped"]
+    assert again == {
+        "type": "stopped",
+        "matchupId": matchup,
+        "ok": False,
+        "reason": "unknown or finished matchup",
+    }
+
+
+async def test_a_steer_sent_to_the_other_replica_is_checked_and_applied_where_the_round_runs(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    env = {"ARENA_MOCK_TOKENS_PER_SECOND": "50", "ARENA_MOCK_TOKENS": "30"}
+    async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
+        reader = Reader(one, {"prompt": "explain"})
+        await reader.started.wait()
+        started = reader.frames[0][1]
+        matchup = started["matchupId"]
+        other = Reader(one, {"prompt": "another"})
+        await other.started.wait()
+        foreign_token = other.frames[0][1]["matchupToken"]
+
+        refused = await _control(
+            two,
+            {
+                "type": "steer",
+                "matchupId": matchup,
+                "instruction": "x",
+                "matchupToken": foreign_token,
+            },
+        )
+        accepted = await _control(
+            two,
+            {
+                "type": "steer",
+                "matchupId": matchup,
+                "instruction": "be concise",
+                "matchupToken": started["matchupToken"],
+            },
+        )
+        await asyncio.wait_for(asyncio.gather(reader.task, other.task), timeout=15)
+        steers = await one.scalar(
+            "SELECT steers FROM matchups WHERE id = :id", id=uuid.UUID(matchup)
+        )
+
+    assert refused == {
+        "type": "steer_ack",
+        "matchupId": matchup,
+        "accepted": False,
+        "reason": "the matchup token does not match this matchup",
+    }
+    assert accepted == {"type": "steer_ack", "matchupId": matchup, "accepted": True}
+    assert "steered" in [name for name, _ in reader.frames]
+    assert [s["instruction"] for s in steers] == ["be concise"]
+
+
+async def test_a_replica_that_does_not_answer_times_out_with_its_code(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    matchup = str(uuid.uuid4())
+    redis = Redis.from_url(redis_url)
+    async with replicas(db, database_url, tmp_path, redis_url, ARENA_CLUSTER_TIMEOUT_MS="300") as (
+        one,
+        _,
+    ):
+        # A replica that listens but never answers (hung), and one that is gone.
+        await redis.set(f"arena:round:{matchup}", "hung")
+        async with redis.pubsub() as hung:
+            await hung.subscribe("arena:replica:hung:control")
+            asked_at = time.monotonic()
+            timed_out = await _control(one, {"type": "stop", "matchupId": matchup})
+            waited = time.monotonic() - asked_at
+        await redis.set(f"arena:round:{matchup}", "gone")
+        asked_at = time.monotonic()
+        gone = await _control(one, {"type": "stop", "matchupId": matchup})
+        answered_in = time.monotonic() - asked_at
+    await redis.aclose()
+
+    assert timed_out == {
+        "type": "stopped",
+        "matchupId": matchup,
+        "ok": False,
+        "reason": "the replica running this matchup did not answer",
+        "code": "cluster_timeout",
+    }
+    assert 0.3 <= waited < 2
+    assert gone["ok"] is False and gone["reason"] == "unknown or finished matchup"
+    assert answered_in < 0.3
+
+
+async def test_rate_limits_count_across_replicas(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    async with replicas(db, database_url, tmp_path, redis_url, ARENA_RATE_LIMIT="3/minute") as (
+        one,
+        two,
+    ):
+        admitted = [(await arena.chat())[0].status_code for arena in (one, two, one)]
+        refused, _ = await two.chat()
+        other_group = (await one.client.post("/api/arena/vote", json={})).status_code
+
+    assert admitted == [200, 200, 200]
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "rate_limited"
+    assert 55 <= int(refused.headers["retry-after"]) <= 60
+    assert other_group == 400  # the vote budget is its own: the request got to validation
+
+
+async def test_wrong_passphrases_count_across_replicas(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    env = {"ARENA_PASSPHRASE": "open sesame", "ARENA_LOGIN_RATE_LIMIT": "2/minute"}
+    async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
+        wrong = {"passphrase": "guess"}
+        first = await one.client.post("/login", json=wrong)
+        second = await two.client.post("/login", json=wrong)
+        locked = await one.client.post("/login", json={"passphrase": "open sesame"})
+
+    assert [first.status_code, second.status_code] == [401, 401]
+    assert locked.status_code == 429
+    assert locked.json()["code"] == "rate_limited"
+
+
+def test_a_cluster_needs_a_shared_database_and_secret() -> None:
+    with pytest.raises(SettingsError, match="MATCHUP_TOKEN_SECRET"):
+        make_settings("postgresql://x/y", REDIS_URL="redis://127.0.0.1:1").check_serving()
+    with pytest.raises(SettingsError, match="must be a URL"):
+        make_settings("postgresql://x/y", REDIS_URL="http://127.0.0.1:1")
+
+
+async def test_an_unreachable_redis_is_a_clear_error_at_start() -> None:
+    with pytest.raises(ClusterUnavailable, match="cannot be reached"):
+        async with open_cluster(f"redis://127.0.0.1:{free_port()}/0", 1.0):
+            pass
