@@ -22,7 +22,8 @@ with ``n = games(a, b)`` and, from the snapshot's display ratings ``R`` and 95 %
               (0 when both intervals have width 0, or z >= 38)
     learn   = v S / (1 + v S),  v = s_a**2 + s_b**2       share of the variance of d that one
               more vote removes (the Laplace update of one observation of information S)
-    top     = 1 / (1 + k / TOP_RANKS),  k = the better place of the two (the leader's is 0)
+    top     = 1 / (1 + (k / TOP_RANKS)**3),  k = the better place of the two (the leader's is 0):
+              near 1 over the top ranks, 1/2 at TOP_RANKS, 1/9 at twice that
 
 A model without a finite rating and interval width counts as unrated. A term that is 0 for
 every pair drops out, and the other takes the whole weight.
@@ -65,7 +66,8 @@ __all__ = [
 DEFAULT_FLOOR = 0.05
 #: Share of the weight given to the order of the ranking; the rest goes to the win matrix.
 DEFAULT_RANK_SHARE = 0.3
-#: Rank at which a neighbour pair's ``top`` factor has fallen to one half.
+#: Rank at which a neighbour pair's ``top`` factor has fallen to one half; it falls with the cube
+#: of the rank, so the order at the top of the board takes most of the ranking's share.
 TOP_RANKS = 5.0
 #: The normal quantile of a two-sided 95 % interval: width = 2 * 1.96 * standard error.
 _Z_95 = 1.959963984540054
@@ -305,7 +307,7 @@ def _ranking(roster: Sequence[ModelEntry], rated: dict[uuid.UUID, _Rated]) -> _R
 
 
 def _top(place: int) -> float:
-    return 1.0 / (1.0 + place / TOP_RANKS)
+    return 1.0 / (1.0 + (place / TOP_RANKS) ** 3)
 
 
 def _overlap(a: _Rated, b: _Rated) -> float:

@@ -405,7 +405,10 @@ def test_ranking_neighbours_with_overlapping_intervals_are_chosen_more_often() -
 
 
 def test_an_uncertain_order_at_the_top_outweighs_the_same_at_the_bottom() -> None:
-    ratings = {"t1": 1505.0, "t2": 1500.0, "m": 1200.0, "m2": 900.0, "b1": 605.0, "b2": 600.0}
+    ratings = {
+        **{"t1": 1505.0, "t2": 1500.0, "m1": 1300.0, "m2": 1100.0},
+        **{"m3": 900.0, "m4": 700.0, "b1": 505.0, "b2": 500.0},
+    }
     models = [model(name) for name in ratings]
     by_name = {m.display_name: m for m in models}
     stats = MatchmakingSnapshot(
@@ -418,9 +421,9 @@ def test_an_uncertain_order_at_the_top_outweighs_the_same_at_the_bottom() -> Non
 
     top = probabilities[key(by_name["t1"], by_name["t2"])]
     bottom = probabilities[key(by_name["b1"], by_name["b2"])]
-    # Same gap, widths and games: only the top factor differs (1 against 1/1.8); expected
-    # ratio about 1.25.
-    assert top > 1.15 * bottom
+    # Same gap, widths and games: only the top factor differs (1 at place 0 against
+    # 1 / (1 + (6/5)**3) = 0.37 at place 6); expected ratio about 1.4.
+    assert top > 1.25 * bottom
 
 
 def test_unrated_challenger_is_favoured_over_a_narrow_interval_one() -> None:
