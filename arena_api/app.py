@@ -32,7 +32,7 @@ from starlette.routing import BaseRoute
 
 from arena_api.core.arena import ArenaCore
 from arena_api.core.control import ControlRelay
-from arena_api.core.join import JoinBroker
+from arena_api.core.join import JoinBroker, Joiner
 from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
@@ -147,6 +147,7 @@ def build_arena(
     secret: bytes | None = None,
     providers: ProviderRegistry | None = None,
     relay: ControlRelay | None = None,
+    join: Joiner | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
@@ -155,7 +156,8 @@ def build_arena(
         matchmaker=make_matchmaker(settings.matchmaker),
         core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
         tokens=MatchupTokenService(secret or token_secret(settings)),
-        join=JoinBroker(
+        join=join
+        or JoinBroker(
             window_s=settings.join_window_ms / 1000, max_pending=settings.join_max_pending
         ),
         max_queued_events=settings.join_max_queued_events,
@@ -261,8 +263,10 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         await asyncio.to_thread(detect_language, "warm the language model up")
         secret = token_secret(settings)
         providers = build_registry(settings, http)
-        shared = await stack.enter_async_context(_shared_state(settings))
-        arena = build_arena(settings, engine, pool, http, metrics, secret, providers, shared.relay)
+        shared = await stack.enter_async_context(_shared_state(settings, secret))
+        arena = build_arena(
+            settings, engine, pool, http, metrics, secret, providers, shared.relay, shared.join
+        )
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
         await shared.start(arena)
@@ -325,6 +329,7 @@ class _SharedState:
     limiter: Limiter
     login_failures: Limiter | None = None
     relay: ControlRelay | None = None
+    join: Joiner | None = None
     _relay_start: Callable[[ArenaService], Awaitable[None]] | None = None
 
     async def start(self, arena: ArenaService) -> None:
@@ -334,21 +339,25 @@ class _SharedState:
 
 
 @contextlib.asynccontextmanager
-async def _shared_state(settings: Settings) -> AsyncIterator[_SharedState]:
+async def _shared_state(settings: Settings, secret: bytes) -> AsyncIterator[_SharedState]:
     """In memory for one process; in Redis with ``REDIS_URL`` (``arena_api.cluster``)."""
     if settings.redis_url is None:
         yield _SharedState(limiter=RateLimiter(settings.rate_limit))
         return
     from arena_api.cluster import open_cluster
+    from arena_api.cluster.bus import ReplicaBus
     from arena_api.cluster.control import RedisControlRelay
+    from arena_api.cluster.join import RedisJoinBroker
     from arena_api.cluster.limits import RedisRateLimiter
 
     async with open_cluster(settings.redis_url, settings.cluster_timeout_ms / 1000) as cluster:
-        relay = RedisControlRelay(cluster)
+        bus = ReplicaBus(cluster)
+        relay = RedisControlRelay(bus)
 
         async def start(arena: ArenaService) -> None:
-            await relay.start(arena.control_here)
+            relay.serve(arena.control_here)
 
+        await bus.start()
         try:
             yield _SharedState(
                 limiter=RedisRateLimiter(cluster.redis, settings.rate_limit),
@@ -356,10 +365,18 @@ async def _shared_state(settings: Settings) -> AsyncIterator[_SharedState]:
                     cluster.redis, settings.login_rate_limit, name="login"
                 ),
                 relay=relay,
+                join=RedisJoinBroker(
+                    bus,
+                    # Every replica must derive the same scope from the same request.
+                    secret=hmac.new(secret, b"arena-join-scope", hashlib.sha256).digest(),
+                    window_s=settings.join_window_ms / 1000,
+                    max_pending=settings.join_max_pending,
+                    max_queued=settings.join_max_queued_events,
+                ),
                 _relay_start=start,
             )
         finally:
-            await relay.close()
+            await bus.close()
 
 
 #: Allocations (net of frees) between two young-generation collections; CPython's default is 700.

@@ -3,11 +3,9 @@
 A replica that starts a round records itself as the round's home (``arena:round:<id>``, expiring
 after ``ROUND_TTL_S`` in case the replica dies) before the round's first event goes out, and
 deletes the key when the round ends. A replica asked about a round it does not run looks the home
-up and publishes the request on the home's own channel (``arena:replica:<id>:control``); the home
-acts exactly as for a request of its own (the same token check, the same refusals) and publishes
-the ack on the asker's reply channel. Pub/sub fits: a request is only useful while both are alive,
-and ``PUBLISH`` says how many listened, so a request to a replica that died is answered at once
-(the round ended with it) instead of waiting.
+up and sends the request to the home's inbox (``bus.ReplicaBus``); the home acts exactly as for a
+request of its own (the same token check, the same refusals) and sends the ack back. A request to
+a replica that is gone is answered at once (the round ended with it) instead of waiting.
 
 Outcomes when the request cannot be asked:
 
@@ -20,17 +18,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import secrets
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from arena_api.cluster import PREFIX, Cluster
+from arena_api.cluster import PREFIX
+from arena_api.cluster.bus import ReplicaBus
 from arena_api.core.control import UNKNOWN_MATCHUP, ControlOutcome, ControlRequest
 
 __all__ = ["ROUND_TTL_S", "RedisControlRelay"]
@@ -38,7 +35,6 @@ __all__ = ["ROUND_TTL_S", "RedisControlRelay"]
 #: A round's home key outlives any round (slot timeouts and steers included); it only matters
 #: when a replica died without deleting it.
 ROUND_TTL_S = 6 * 3600
-_RECONNECT_S = 1.0
 _log = logging.getLogger(__name__)
 
 Handler = Callable[[ControlRequest], ControlOutcome]
@@ -48,65 +44,53 @@ def _home_key(matchup_id: uuid.UUID) -> str:
     return f"{PREFIX}round:{matchup_id}"
 
 
-def _channel(replica: str, kind: str) -> str:
-    return f"{PREFIX}replica:{replica}:{kind}"
-
-
 class RedisControlRelay:
-    """The ``ControlRelay`` port over Redis. ``start`` it with the handler that acts here."""
+    """The ``ControlRelay`` port over the replicas' inboxes; ``serve`` answers other replicas."""
 
-    def __init__(self, cluster: Cluster) -> None:
-        self._redis = cluster.redis
-        self._replica = cluster.replica
-        self._timeout_s = cluster.timeout_s
-        self._requests = _channel(self._replica, "control")
-        self._replies = _channel(self._replica, "replies")
+    def __init__(self, bus: ReplicaBus) -> None:
+        self._bus = bus
         self._pending: dict[str, asyncio.Future[ControlOutcome]] = {}
         self._handler: Handler | None = None
-        self._listener: asyncio.Task[None] | None = None
-        self._subscribed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        bus.on("control", self._on_request)
+        bus.on("control_ack", self._on_ack)
 
-    async def start(self, handler: Handler) -> None:
-        """Listen for requests (answered by ``handler``) and for replies to our own."""
+    def serve(self, handler: Handler) -> None:
+        """Answer other replicas' requests with ``handler`` (which acts on rounds here)."""
         self._handler = handler
-        self._listener = asyncio.create_task(self._listen(), name="control-relay")
-        await self._subscribed.wait()
-
-    async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
-        for future in self._pending.values():
-            future.cancel()
 
     # -- the port ----------------------------------------------------------------------------
 
     async def announce(self, matchup_id: uuid.UUID) -> None:
-        await self._redis.set(_home_key(matchup_id), self._replica, ex=ROUND_TTL_S)
+        await self._bus.redis.set(_home_key(matchup_id), self._bus.replica, ex=ROUND_TTL_S)
 
     async def withdraw(self, matchup_id: uuid.UUID) -> None:
         try:
-            await self._redis.delete(_home_key(matchup_id))
+            await self._bus.redis.delete(_home_key(matchup_id))
         except (RedisError, OSError) as exc:  # it expires on its own
             _log.warning("round %s: its home key stays until it expires: %s", matchup_id, exc)
 
     async def forward(self, request: ControlRequest) -> ControlOutcome:
         try:
-            home = await self._redis.get(_home_key(request.matchup_id))
-            if home is None or home.decode() == self._replica:
+            raw = await self._bus.redis.get(_home_key(request.matchup_id))
+            home = raw.decode() if raw is not None else None
+            if home is None or home == self._bus.replica:
                 return ControlOutcome(False, UNKNOWN_MATCHUP)
             request_id = secrets.token_hex(8)
             future: asyncio.Future[ControlOutcome] = asyncio.get_running_loop().create_future()
             self._pending[request_id] = future
             try:
-                listeners = await self._redis.publish(
-                    _channel(home.decode(), "control"), self._encode(request_id, request)
-                )
-                if not listeners:  # its replica is gone, and the round with it
-                    return ControlOutcome(False, UNKNOWN_MATCHUP)
-                return await asyncio.wait_for(future, self._timeout_s)
+                body = {
+                    "id": request_id,
+                    "from": self._bus.replica,
+                    "action": request.action,
+                    "matchupId": str(request.matchup_id),
+                    "token": request.token,
+                    "instruction": request.instruction,
+                }
+                if not await self._bus.send(home, "control", body):
+                    return ControlOutcome(False, UNKNOWN_MATCHUP)  # its replica is gone
+                return await asyncio.wait_for(future, self._bus.timeout_s)
             finally:
                 self._pending.pop(request_id, None)
         except TimeoutError:
@@ -116,69 +100,30 @@ class RedisControlRelay:
         except (RedisError, OSError):
             return ControlOutcome(False, "the cluster cannot be reached", "cluster_unavailable")
 
-    # -- listening ---------------------------------------------------------------------------
+    # -- the inbox ---------------------------------------------------------------------------
 
-    async def _listen(self) -> None:
-        while True:
-            pubsub: PubSub = self._redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(self._requests, self._replies)
-                self._subscribed.set()
-                async for message in pubsub.listen():
-                    self._dispatch(message)
-            except (RedisError, OSError) as exc:
-                _log.error("control relay: Redis connection lost (%s); reconnecting", exc)
-                await asyncio.sleep(_RECONNECT_S)
-            finally:
-                with contextlib.suppress(RedisError, OSError):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+    def _on_ack(self, body: dict[str, Any]) -> None:
+        future = self._pending.get(str(body.get("id")))
+        if future is not None and not future.done():
+            future.set_result(
+                ControlOutcome(bool(body.get("ok")), body.get("reason"), body.get("code"))
+            )
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        if message.get("type") != "message":
-            return
-        try:
-            body = json.loads(message["data"])
-        except (ValueError, TypeError):
-            _log.warning("control relay: unreadable message dropped")
-            return
-        channel = message["channel"].decode()
-        if channel == self._replies:
-            future = self._pending.get(str(body.get("id")))
-            if future is not None and not future.done():
-                future.set_result(
-                    ControlOutcome(bool(body.get("ok")), body.get("reason"), body.get("code"))
-                )
-            return
-        task = asyncio.create_task(self._answer(body))
+    def _on_request(self, body: dict[str, Any]) -> None:
+        request = ControlRequest(
+            action="steer" if body["action"] == "steer" else "stop",
+            matchup_id=uuid.UUID(body["matchupId"]),
+            token=body.get("token"),
+            instruction=body.get("instruction"),
+        )
+        if self._handler is None:
+            return  # not serving yet: the asker times out
+        outcome = self._handler(request)
+        ack = {"id": body["id"], "ok": outcome.ok, "reason": outcome.reason, "code": outcome.code}
+        task = asyncio.create_task(self._ack(str(body["from"]), ack))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _answer(self, body: dict[str, Any]) -> None:
-        assert self._handler is not None
-        try:
-            request = ControlRequest(
-                action="steer" if body["action"] == "steer" else "stop",
-                matchup_id=uuid.UUID(body["matchupId"]),
-                token=body.get("token"),
-                instruction=body.get("instruction"),
-            )
-            reply_to, request_id = str(body["replyTo"]), str(body["id"])
-        except (KeyError, ValueError, TypeError):
-            _log.warning("control relay: malformed request dropped")
-            return
-        outcome = self._handler(request)
-        reply = {"id": request_id, "ok": outcome.ok, "reason": outcome.reason, "code": outcome.code}
+    async def _ack(self, replica: str, ack: dict[str, Any]) -> None:
         with contextlib.suppress(RedisError, OSError):  # the asker times out on its own
-            await self._redis.publish(reply_to, json.dumps(reply))
-
-    def _encode(self, request_id: str, request: ControlRequest) -> str:
-        return json.dumps(
-            {
-                "id": request_id,
-                "replyTo": self._replies,
-                "action": request.action,
-                "matchupId": str(request.matchup_id),
-                "token": request.token,
-                "instruction": request.instruction,
-            }
-        )
+            await self._bus.send(replica, "control_ack", ack)

@@ -11,6 +11,9 @@ the second (the follower) streams slot B of it. Pieces:
 * ``JoinBroker``   assigns roles synchronously (no ``await`` between deriving the scope and
   recording the claim, so two simultaneous siblings can never both lead), hands the follower
   the leader's result, and forgets every scope after a bounded time.
+* ``Joiner``       the port ``ArenaService`` uses: ``JoinBroker`` in one process; several
+  replicas pair siblings through Redis instead (``arena_api.cluster.join``), with the same roles
+  and errors.
 
 A request may name the slot it streams (a compare column that always shows slot A, say): the
 leader then takes that slot and the follower the other one, whichever arrives first, and a
@@ -34,6 +37,7 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from arena_api.core.errors import ArenaError
 from arena_api.core.events import (
@@ -47,10 +51,13 @@ from arena_api.core.models import Slot
 
 __all__ = [
     "FollowerClaim",
+    "FollowerRole",
     "JoinBroker",
     "JoinError",
     "JoinHandshake",
+    "Joiner",
     "LeaderClaim",
+    "LeaderRole",
     "SlotChannel",
     "join_scope",
 ]
@@ -203,6 +210,41 @@ class JoinHandshake:
 
     started: MatchupStarted
     channel: SlotChannel
+
+
+class LeaderRole(Protocol):
+    """The sibling that runs the round."""
+
+    @property
+    def slot(self) -> Slot: ...
+
+    async def wait_for_follower(self) -> bool: ...
+
+    def publish(self, handshake: JoinHandshake) -> None: ...
+
+    def fail(self, error: BaseException) -> None: ...
+
+
+@runtime_checkable
+class FollowerRole(Protocol):
+    """The sibling that streams the other slot of the leader's round."""
+
+    async def handshake(self) -> JoinHandshake: ...
+
+
+class Joiner(Protocol):
+    """Pairs sibling requests: the roles, the wait and the handover."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def scope(
+        self, session_id: str, conversation_id: str | None, prompt: str, join_key: str
+    ) -> str: ...
+
+    async def join(self, scope: str, slot: Slot | None = None) -> LeaderRole | FollowerRole:
+        """This request's role in ``scope`` (the errors of ``JoinBroker.claim``)."""
+        ...
 
 
 @dataclass
@@ -377,6 +419,10 @@ class JoinBroker:
         pending = _Pending(created=self.clock(), leader_slot=slot or "A")
         self._pending[scope] = pending
         return LeaderClaim(scope, pending, self)
+
+    async def join(self, scope: str, slot: Slot | None = None) -> LeaderRole | FollowerRole:
+        """``claim`` as the ``Joiner`` port has it (still with no ``await`` inside)."""
+        return self.claim(scope, slot)
 
     def release(self, scope: str) -> None:
         pending = self._pending.pop(scope, None)

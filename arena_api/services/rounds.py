@@ -56,7 +56,14 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.ids import new_id
-from arena_api.core.join import FollowerClaim, JoinBroker, JoinError, JoinHandshake, SlotChannel
+from arena_api.core.join import (
+    FollowerRole,
+    JoinBroker,
+    Joiner,
+    JoinError,
+    JoinHandshake,
+    SlotChannel,
+)
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
 from arena_api.core.ports import (
@@ -177,7 +184,7 @@ class ArenaService:
         core: ArenaCore,
         tokens: MatchupTokenService,
         policy: RoundPolicy,
-        join: JoinBroker | None = None,
+        join: Joiner | None = None,
         max_queued_events: int = 4096,
         rng: random.Random | None = None,
         observer: RoundObserver | None = None,
@@ -193,7 +200,7 @@ class ArenaService:
         self._rng = rng or random.Random()
         self._roster: tuple[float, list[ModelEntry]] | None = None
         self._default_model: ModelEntry | None = None
-        self._join = join or JoinBroker(window_s=0, max_pending=1)
+        self._join: Joiner = join or JoinBroker(window_s=0, max_pending=1)
         self._max_queued = max_queued_events
         self._tasks: set[asyncio.Task[None]] = set()
         self._draining = False
@@ -251,7 +258,7 @@ class ArenaService:
         return self._default_model
 
     @property
-    def join_broker(self) -> JoinBroker:
+    def join_broker(self) -> Joiner:
         return self._join
 
     # -- roster ----------------------------------------------------------------------------------
@@ -327,8 +334,8 @@ class ArenaService:
             request.prompt,
             request.join_key,
         )
-        claim = self._join.claim(scope, options.slot)
-        if isinstance(claim, FollowerClaim):
+        claim = await self._join.join(scope, options.slot)
+        if isinstance(claim, FollowerRole):
             self._observer.join_ended("joined")
             handshake = await claim.handshake()
             return RoundStream(handshake.started, handshake.channel)

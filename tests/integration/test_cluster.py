@@ -21,6 +21,7 @@ from arena_api.cluster import ClusterUnavailable, open_cluster
 from arena_api.settings import SettingsError
 from tests.integration.arena_harness import Arena, serve_arena
 from tests.integration.test_control import Reader
+from tests.integration.test_join import Frames, _body, _post, _slots_seen
 from tests.support import free_port, make_settings
 
 SLOW = {"ARENA_MOCK_TOKENS_PER_SECOND": "20", "ARENA_MOCK_TOKENS": "400"}
@@ -137,7 +138,7 @@ async def test_a_replica_that_does_not_answer_times_out_with_its_code(
         # A replica that listens but never answers (hung), and one that is gone.
         await redis.set(f"arena:round:{matchup}", "hung")
         async with redis.pubsub() as hung:
-            await hung.subscribe("arena:replica:hung:control")
+            await hung.subscribe("arena:replica:hung")
             asked_at = time.monotonic()
             timed_out = await _control(one, {"type": "stop", "matchupId": matchup})
             waited = time.monotonic() - asked_at
@@ -203,3 +204,91 @@ async def test_an_unreachable_redis_is_a_clear_error_at_start() -> None:
     with pytest.raises(ClusterUnavailable, match="cannot be reached"):
         async with open_cluster(f"redis://127.0.0.1:{free_port()}/0", 1.0):
             pass
+
+
+# -- slot join across replicas -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("order", ["one first", "two first"])
+async def test_siblings_on_two_replicas_share_one_matchup(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str, order: str
+) -> None:
+    async with replicas(db, database_url, tmp_path, redis_url) as (one, two):
+        first, second = (one, two) if order == "one first" else (two, one)
+
+        async def siblings(key: str) -> list[tuple[int, Frames, dict[str, Any]]]:
+            leading = asyncio.create_task(_post(first, _body(key)))
+            await asyncio.sleep(0.1)  # the first request becomes the leader
+            following = await _post(second, _body(key))
+            return [await leading, following]
+
+        pairs = await asyncio.gather(*(siblings(f"{order}-{i}") for i in range(20)))
+        matchups = await one.scalar("SELECT count(*) FROM matchups")
+        responses = await one.scalar("SELECT count(*) FROM responses")
+        (_, leader, _), (_, follower, _) = pairs[0]
+        vote = await second.vote(follower[0][1], "right")
+        again = await first.vote(leader[0][1])
+
+    assert matchups == 20 and responses == 40
+    for (status_1, frames_1, _), (status_2, frames_2, _) in pairs:
+        assert (status_1, status_2) == (200, 200)
+        started_1, started_2 = frames_1[0][1], frames_2[0][1]
+        assert [started_1["slots"], started_2["slots"]] == [["A"], ["B"]]
+        for key in ("matchupId", "matchupToken", "conversationId", "turnIndex"):
+            assert started_1[key] == started_2[key]
+        for frames, started in ((frames_1, started_1), (frames_2, started_2)):
+            assert _slots_seen(frames) == set(started["slots"])
+            assert [name for name, _ in frames].count("token") > 0
+            assert frames[-1][0] == "matchup_done"
+    assert vote.status_code == 200 and again.status_code == 409
+
+
+async def test_a_third_sibling_on_either_replica_is_refused(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    async with replicas(db, database_url, tmp_path, redis_url) as (one, two):
+        results = await asyncio.gather(*(_post(a, _body("crowd")) for a in (one, two, two)))
+        later, _, error = await _post(one, _body("crowd"))
+
+    statuses = sorted(status for status, _, _ in results)
+    refused = [error for status, _, error in results if status != 200]
+    assert statuses == [200, 200, 409] and refused[0]["code"] == "join_slots_exhausted"
+    assert (later, error["code"]) == (409, "join_slots_exhausted")
+
+
+async def test_a_late_sibling_on_the_other_replica_has_expired(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    env = {"ARENA_JOIN_WINDOW_MS": "150"}
+    async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
+        status, frames, _ = await _post(one, _body("alone"))
+        late_status, _, late_error = await _post(two, _body("alone"))
+
+    assert status == 200 and frames[0][1]["slots"] == ["A", "B"]
+    assert _slots_seen(frames) == {"A", "B"}
+    assert (late_status, late_error["code"]) == (409, "join_expired")
+
+
+async def test_the_pending_cap_counts_unpaired_scopes_of_every_replica(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    env = {"ARENA_JOIN_MAX_PENDING": "1", "ARENA_JOIN_WINDOW_MS": "1500"}
+    async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
+        waiting = asyncio.create_task(_post(one, _body("first")))
+        await asyncio.sleep(0.3)
+        status, _, error = await _post(two, _body("second"))
+        await waiting
+
+    assert (status, error["code"]) == (503, "join_unavailable")
+
+
+async def test_a_pre_stream_failure_of_the_leader_reaches_the_follower_on_the_other_replica(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    async with replicas(db, database_url, tmp_path, redis_url) as (one, two):
+        body = _body("ghost", conversationId=str(uuid.uuid4()))
+        results = await asyncio.gather(_post(one, body), _post(two, body))
+
+    codes = sorted(error["code"] for _, _, error in results)
+    assert codes[0] == "conversation_not_found"
+    assert codes[1] in {"conversation_not_found", "join_expired"}

@@ -1,0 +1,134 @@
+"""Each replica's inbox: one Redis pub/sub channel, messages routed by their ``kind``.
+
+Replicas talk to one another only about live things (a stop for a round, a joined sibling's
+events), which matter only while both ends are alive; pub/sub fits that, and ``PUBLISH`` tells
+the sender how many replicas listened, so a message to a replica that is gone is known at once.
+Messages from one sender task arrive in the order it sent them.
+
+A replica also keeps a heartbeat key (``arena:replica:<id>:alive``, refreshed every
+``HEARTBEAT_S`` and expiring after ``ALIVE_TTL_S``): what is waiting on another replica (a
+follower streaming a round the other one runs) asks ``alive`` to tell a slow round from a dead
+replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
+
+from arena_api.cluster import PREFIX, Cluster
+
+__all__ = ["ALIVE_TTL_S", "HEARTBEAT_S", "ReplicaBus"]
+
+HEARTBEAT_S = 1.0
+ALIVE_TTL_S = 4
+_RECONNECT_S = 1.0
+_log = logging.getLogger(__name__)
+
+Handler = Callable[[dict[str, Any]], None]
+
+
+def _inbox(replica: str) -> str:
+    return f"{PREFIX}replica:{replica}"
+
+
+def _alive_key(replica: str) -> str:
+    return f"{PREFIX}replica:{replica}:alive"
+
+
+class ReplicaBus:
+    """This replica's inbox, and sending to other replicas' inboxes."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.redis = cluster.redis
+        self.replica = cluster.replica
+        self.timeout_s = cluster.timeout_s
+        self._handlers: dict[str, Handler] = {}
+        self._subscribed = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def on(self, kind: str, handler: Handler) -> None:
+        """Call ``handler`` (in the listener's task: it must not block) for each ``kind``."""
+        self._handlers[kind] = handler
+
+    async def start(self) -> None:
+        await self._beat()
+        self._tasks = [
+            asyncio.create_task(self._listen(), name="replica-bus"),
+            asyncio.create_task(self._heartbeat(), name="replica-heartbeat"),
+        ]
+        await self._subscribed.wait()
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.delete(_alive_key(self.replica))
+
+    async def send(self, replica: str, kind: str, body: dict[str, Any]) -> int:
+        """Publish to ``replica``'s inbox; how many listened (0: the replica is gone).
+
+        Raises:
+            RedisError, OSError: Redis cannot be reached.
+        """
+        message = json.dumps({"kind": kind, **body}, separators=(",", ":"))
+        listeners: int = await self.redis.publish(_inbox(replica), message)
+        return listeners
+
+    async def alive(self, replica: str) -> bool:
+        """``replica`` beat within the last ``ALIVE_TTL_S`` seconds (True when Redis cannot
+        tell: an unreachable Redis is not a dead replica)."""
+        try:
+            return bool(await self.redis.exists(_alive_key(replica)))
+        except (RedisError, OSError):
+            return True
+
+    async def _beat(self) -> None:
+        await self.redis.set(_alive_key(self.replica), "1", ex=ALIVE_TTL_S)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                await self._beat()
+            except (RedisError, OSError) as exc:
+                _log.error("replica heartbeat failed: %s", exc)
+
+    async def _listen(self) -> None:
+        while True:
+            pubsub: PubSub = self.redis.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(_inbox(self.replica))
+                self._subscribed.set()
+                async for message in pubsub.listen():
+                    self._dispatch(message)
+            except (RedisError, OSError) as exc:
+                _log.error("replica inbox: Redis connection lost (%s); reconnecting", exc)
+                await asyncio.sleep(_RECONNECT_S)
+            finally:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "message":
+            return
+        try:
+            body = json.loads(message["data"])
+            handler = self._handlers[body["kind"]]
+        except (ValueError, TypeError, KeyError):
+            _log.warning("replica inbox: unreadable message dropped")
+            return
+        try:
+            handler(body)
+        except Exception:
+            _log.exception("replica inbox: a %s message failed", body["kind"])
