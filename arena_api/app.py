@@ -22,6 +22,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 import aiohttp
 import asyncpg
@@ -74,6 +75,9 @@ from arena_api.services.suites import SuiteService
 from arena_api.settings import Settings, load_settings
 from arena_api.suites import SuiteLoad, load_suites
 
+if TYPE_CHECKING:
+    from arena_api.cluster import Cluster
+
 __all__ = [
     "Services",
     "build_arena",
@@ -108,6 +112,8 @@ class Services:
     suites: SuiteService
     export: VoteExport
     access: AccessService
+    #: The shared Redis of a cluster of replicas (``REDIS_URL``); ``None`` in one process.
+    cluster: Cluster | None = None
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
 
@@ -312,6 +318,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             judge=judge,
             suites=suites,
             export=VoteExport(pool, export_salt(settings, secret)),
+            cluster=shared.cluster,
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,
@@ -330,6 +337,7 @@ class _SharedState:
     login_failures: Limiter | None = None
     relay: ControlRelay | None = None
     join: Joiner | None = None
+    cluster: Cluster | None = None
     _relay_start: Callable[[ArenaService], Awaitable[None]] | None = None
 
     async def start(self, arena: ArenaService) -> None:
@@ -373,6 +381,7 @@ async def _shared_state(settings: Settings, secret: bytes) -> AsyncIterator[_Sha
                     max_pending=settings.join_max_pending,
                     max_queued=settings.join_max_queued_events,
                 ),
+                cluster=cluster,
                 _relay_start=start,
             )
         finally:

@@ -10,8 +10,8 @@ import reflex as rx
 
 from arena_api.app import services_lifespan
 from arena_app import routes
-from arena_app.backend import api
-from arena_app.live import live_app
+from arena_app.backend import api, services
+from arena_app.live import feeds, live_app
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
 from arena_app.pages.shared import shared_matchup
@@ -33,6 +33,11 @@ async def open_services() -> AsyncIterator[None]:
     stalling every stream in the process.
     """
     async with services_lifespan(api):
+        cluster = services().cluster
+        if cluster is not None:  # the page's feed request may reach another replica
+            from arena_api.cluster.feeds import RedisFeeds
+
+            feeds.share(RedisFeeds(cluster.redis))
         gc.collect()
         gc.freeze()
         yield

@@ -17,6 +17,10 @@ Without the feed (an unknown ticket is a 404) the page still shows the Markdown 
 A round can end before the page's ``EventSource`` connects (a slot that fails at once, a short
 answer): an ended feed is kept for ``ENDED_GRACE_S``, so a late follower still gets the text and
 the end rather than a 404 in the page's console.
+
+Several replicas (``REDIS_URL``): the page's request may reach a replica that does not run the
+round. Each feed then also writes its text to a shared store (``arena_api.cluster.feeds``), and a
+replica that does not know a ticket answers from there (``LiveFeeds.share``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import asyncio
 import json
 import secrets
 from collections.abc import AsyncIterator
+from typing import Protocol
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -41,6 +46,24 @@ ENDED_GRACE_S = 30.0
 _END = b"event: end\ndata: \n\n"
 
 
+class FeedMirror(Protocol):
+    """One feed's copy in the shared store."""
+
+    followed: bool
+
+    def append(self, slot: str, text: str) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class FeedStore(Protocol):
+    """Feeds shared by the replicas of a cluster."""
+
+    def writer(self, ticket: str, grace_s: float) -> FeedMirror: ...
+
+    async def follow(self, ticket: str) -> AsyncIterator[tuple[str, str]] | None: ...
+
+
 def _frame(slot: str, text: str) -> bytes:
     payload = json.dumps({"slot": slot, "text": text}, ensure_ascii=False, separators=(",", ":"))
     return f"data: {payload}\n\n".encode()
@@ -50,8 +73,9 @@ class LiveFeed:
     """The text of one round's two answers so far, and the pages following it; the page reads
     it at ``url``."""
 
-    def __init__(self, ticket: str) -> None:
+    def __init__(self, ticket: str, mirror: FeedMirror | None = None) -> None:
         self.ticket = ticket
+        self._mirror = mirror
         self.url = FEED_PATH.format(ticket=ticket)
         self._texts: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         self._followers: set[asyncio.Queue[bytes | None]] = set()
@@ -60,18 +84,22 @@ class LiveFeed:
     @property
     def followed(self) -> bool:
         """A page reads the feed (without it, a page sees only the answers' Markdown)."""
-        return bool(self._followers)
+        return bool(self._followers) or (self._mirror is not None and self._mirror.followed)
 
     def append(self, slot: str, text: str) -> None:
         if self.ended or not text:
             return
         self._texts[slot].append(text)
+        if self._mirror is not None:
+            self._mirror.append(slot, text)
         frame = _frame(slot, text)
         for queue in self._followers:
             queue.put_nowait(frame)
 
     def end(self) -> None:
         self.ended = True
+        if self._mirror is not None:
+            self._mirror.end()
         for queue in self._followers:
             queue.put_nowait(None)
 
@@ -107,9 +135,17 @@ class LiveFeeds:
     def __init__(self, grace_s: float = ENDED_GRACE_S) -> None:
         self._feeds: dict[str, LiveFeed] = {}
         self.grace_s = grace_s
+        self.store: FeedStore | None = None
+
+    def share(self, store: FeedStore | None) -> None:
+        """Copy every feed opened from now on to ``store``, and answer tickets this process
+        does not know from it (``None``: this process alone)."""
+        self.store = store
 
     def open(self) -> LiveFeed:
-        feed = LiveFeed(secrets.token_urlsafe(18))
+        ticket = secrets.token_urlsafe(18)
+        mirror = None if self.store is None else self.store.writer(ticket, self.grace_s)
+        feed = LiveFeed(ticket, mirror)
         self._feeds[feed.ticket] = feed
         return feed
 
@@ -142,16 +178,28 @@ class LiveFeeds:
 feeds = LiveFeeds()
 
 
+async def _shared(pieces: AsyncIterator[tuple[str, str]]) -> AsyncIterator[bytes]:
+    """A feed another replica streams, in this module's frames."""
+    async for slot, text in pieces:
+        yield _frame(slot, text)
+    yield _END
+
+
 async def follow_feed(request: Request) -> Response:
-    feed = feeds.get(request.path_params["ticket"])
-    if feed is None:
+    ticket = request.path_params["ticket"]
+    feed = feeds.get(ticket)
+    frames: AsyncIterator[bytes] | None = None if feed is None else feed.follow()
+    if frames is None and feeds.store is not None:
+        pieces = await feeds.store.follow(ticket)
+        frames = None if pieces is None else _shared(pieces)
+    if frames is None:
         # The error body of the API's errors (the UI reaches no further into arena_api).
         return JSONResponse(
             {"error": "No round is streaming under this ticket", "code": "feed_not_found"},
             status_code=404,
         )
     return StreamingResponse(
-        feed.follow(),
+        frames,
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

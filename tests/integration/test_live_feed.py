@@ -10,7 +10,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 import uvicorn
+from redis.asyncio import Redis
 
+from arena_api.cluster.feeds import FLUSH_S, RedisFeeds
 from arena_app.live import LiveFeeds, feeds, live_app
 from tests.support import free_port
 
@@ -140,3 +142,62 @@ def test_tickets_are_unguessable_and_closing_forgets_them() -> None:
         registry.close(feed)
     registry.close(opened[0])  # closing again does nothing
     assert len(registry) == 0 and registry.get(opened[0].ticket) is None
+
+
+# -- several replicas ----------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _replica_pair(redis_url: str) -> AsyncIterator[tuple[LiveFeeds, str]]:
+    """Feeds of a replica that runs the rounds, and the URL of another one serving the pages,
+    both sharing ``redis_url``."""
+    redis = Redis.from_url(redis_url)
+    owner = LiveFeeds()
+    owner.share(RedisFeeds(redis))
+    feeds.share(RedisFeeds(redis))
+    try:
+        async with _serving() as url:
+            yield owner, url
+    finally:
+        feeds.share(None)
+        await redis.aclose()
+
+
+async def test_a_page_on_another_replica_follows_the_feed_through_redis(redis_url: str) -> None:
+    async with _replica_pair(redis_url) as (owner, url), httpx.AsyncClient(base_url=url) as client:
+        feed = owner.open()
+        feed.append("A", "Hel")
+        feed.append("B", "## Wor")
+        await asyncio.sleep(FLUSH_S * 4)
+        unfollowed = feed.followed
+        async with client.stream("GET", feed.url) as response:
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+            feed.append("A", "lo ✓ 😀")
+            feed.append("B", "ld\n\n")
+            await asyncio.sleep(FLUSH_S * 4)
+            followed = feed.followed
+            owner.close(feed)
+            body = (await asyncio.wait_for(response.aread(), 5)).decode()
+
+    texts, names = _texts(body)
+    assert texts == {"A": "Hello ✓ 😀", "B": "## World\n\n"}
+    assert names[-1] == "end" and names.count("end") == 1
+    assert (unfollowed, followed) == (False, True)
+
+
+async def test_a_late_page_on_another_replica_gets_the_whole_text_and_the_end(
+    redis_url: str,
+) -> None:
+    async with _replica_pair(redis_url) as (owner, url), httpx.AsyncClient(base_url=url) as client:
+        feed = owner.open()
+        for piece in ("a", "b", "c"):
+            feed.append("A", piece)
+        owner.close(feed)
+        await asyncio.sleep(FLUSH_S * 4)
+        response = await client.get(feed.url, timeout=5)
+        unknown = await client.get("/_arena/live/nobody-has-this-ticket")
+
+    texts, names = _texts(response.text)
+    assert texts == {"A": "abc", "B": ""} and names[-1] == "end"
+    assert unknown.status_code == 404 and unknown.json()["code"] == "feed_not_found"
