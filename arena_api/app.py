@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import hashlib
 import hmac
@@ -44,6 +45,7 @@ from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresJudgements
+from arena_api.db.lost import mark_lost_rounds
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.suites import PostgresSuiteRuns
 from arena_api.language import detect_language
@@ -269,7 +271,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         await asyncio.to_thread(detect_language, "warm the language model up")
         secret = token_secret(settings)
         providers = build_registry(settings, http)
-        shared = await stack.enter_async_context(_shared_state(settings, secret))
+        shared = await stack.enter_async_context(_shared_state(settings, secret, pool))
         arena = build_arena(
             settings, engine, pool, http, metrics, secret, providers, shared.relay, shared.join
         )
@@ -347,7 +349,9 @@ class _SharedState:
 
 
 @contextlib.asynccontextmanager
-async def _shared_state(settings: Settings, secret: bytes) -> AsyncIterator[_SharedState]:
+async def _shared_state(
+    settings: Settings, secret: bytes, pool: asyncpg.Pool
+) -> AsyncIterator[_SharedState]:
     """In memory for one process; in Redis with ``REDIS_URL`` (``arena_api.cluster``)."""
     if settings.redis_url is None:
         yield _SharedState(limiter=RateLimiter(settings.rate_limit))
@@ -355,6 +359,7 @@ async def _shared_state(settings: Settings, secret: bytes) -> AsyncIterator[_Sha
     from arena_api.cluster import open_cluster
     from arena_api.cluster.bus import ReplicaBus
     from arena_api.cluster.control import RedisControlRelay
+    from arena_api.cluster.janitor import RoundJanitor
     from arena_api.cluster.join import RedisJoinBroker
     from arena_api.cluster.limits import RedisRateLimiter
 
@@ -366,6 +371,9 @@ async def _shared_state(settings: Settings, secret: bytes) -> AsyncIterator[_Sha
             relay.serve(arena.control_here)
 
         await bus.start()
+        janitor = asyncio.create_task(
+            RoundJanitor(bus, functools.partial(mark_lost_rounds, pool)).run(), name="janitor"
+        )
         try:
             yield _SharedState(
                 limiter=RedisRateLimiter(cluster.redis, settings.rate_limit),
@@ -385,6 +393,8 @@ async def _shared_state(settings: Settings, secret: bytes) -> AsyncIterator[_Sha
                 _relay_start=start,
             )
         finally:
+            janitor.cancel()
+            await asyncio.gather(janitor, return_exceptions=True)
             await bus.close()
 
 

@@ -2,10 +2,12 @@
 
 A replica that starts a round records itself as the round's home (``arena:round:<id>``, expiring
 after ``ROUND_TTL_S`` in case the replica dies) before the round's first event goes out, and
-deletes the key when the round ends. A replica asked about a round it does not run looks the home
-up and sends the request to the home's inbox (``bus.ReplicaBus``); the home acts exactly as for a
-request of its own (the same token check, the same refusals) and sends the ack back. A request to
-a replica that is gone is answered at once (the round ended with it) instead of waiting.
+deletes the key when the round ends (it also lists the round under its own id, for the others
+to mark its answers lost should it die: ``janitor``). A replica asked about a round it does not
+run looks the home up and sends the request to the home's inbox (``bus.ReplicaBus``); the home
+acts exactly as for a request of its own (the same token check, the same refusals) and sends the
+ack back. A request to a replica that is gone is answered at once (the round ended with it)
+instead of waiting.
 
 Outcomes when the request cannot be asked:
 
@@ -28,6 +30,7 @@ from redis.exceptions import RedisError
 
 from arena_api.cluster import PREFIX
 from arena_api.cluster.bus import ReplicaBus
+from arena_api.cluster.janitor import rounds_key
 from arena_api.core.control import UNKNOWN_MATCHUP, ControlOutcome, ControlRequest
 
 __all__ = ["ROUND_TTL_S", "RedisControlRelay"]
@@ -52,6 +55,8 @@ class RedisControlRelay:
         self._pending: dict[str, asyncio.Future[ControlOutcome]] = {}
         self._handler: Handler | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: The rounds this replica runs, for the others to mark if it dies (``janitor``).
+        self._rounds = rounds_key(bus.replica)
         bus.on("control", self._on_request)
         bus.on("control_ack", self._on_ack)
 
@@ -62,11 +67,17 @@ class RedisControlRelay:
     # -- the port ----------------------------------------------------------------------------
 
     async def announce(self, matchup_id: uuid.UUID) -> None:
-        await self._bus.redis.set(_home_key(matchup_id), self._bus.replica, ex=ROUND_TTL_S)
+        async with self._bus.redis.pipeline(transaction=False) as pipe:
+            pipe.set(_home_key(matchup_id), self._bus.replica, ex=ROUND_TTL_S)
+            pipe.sadd(self._rounds, str(matchup_id))
+            await pipe.execute()
 
     async def withdraw(self, matchup_id: uuid.UUID) -> None:
         try:
-            await self._bus.redis.delete(_home_key(matchup_id))
+            async with self._bus.redis.pipeline(transaction=False) as pipe:
+                pipe.delete(_home_key(matchup_id))
+                pipe.srem(self._rounds, str(matchup_id))
+                await pipe.execute()
         except (RedisError, OSError) as exc:  # it expires on its own
             _log.warning("round %s: its home key stays until it expires: %s", matchup_id, exc)
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import websockets
 from redis.asyncio import Redis
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.cluster import ClusterUnavailable, open_cluster
@@ -292,3 +293,34 @@ async def test_a_pre_stream_failure_of_the_leader_reaches_the_follower_on_the_ot
     codes = sorted(error["code"] for _, _, error in results)
     assert codes[0] == "conversation_not_found"
     assert codes[1] in {"conversation_not_found", "join_expired"}
+
+
+async def test_the_rounds_of_a_replica_that_died_get_their_missing_answers_marked(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    redis = Redis.from_url(redis_url)
+    async with replicas(db, database_url, tmp_path, redis_url) as (one, _):
+        _, frames = await one.chat()
+        matchup = uuid.UUID(frames[0][1]["matchupId"])
+        # As if a replica had died while streaming it: no answers stored, listed as its round,
+        # and no heartbeat.
+        async with db.begin() as conn:
+            await conn.execute(text("DELETE FROM responses WHERE matchup_id = :m"), {"m": matchup})
+        await redis.sadd("arena:replica:dead:rounds", str(matchup))
+        rows: list[Any] = []
+        for _ in range(100):
+            rows = await one.rows(
+                "SELECT slot, content, error FROM responses WHERE matchup_id = :m ORDER BY slot",
+                m=matchup,
+            )
+            if rows:
+                break
+            await asyncio.sleep(0.1)
+        leftover = await redis.exists("arena:replica:dead:rounds")
+    await redis.aclose()
+
+    assert [(r.slot, r.content, r.error) for r in rows] == [
+        ("A", "", "replica_lost"),
+        ("B", "", "replica_lost"),
+    ]
+    assert leftover == 0
