@@ -68,16 +68,26 @@ def _settings(*, serving: bool = False) -> Settings:
 def _secret_from_file() -> None:
     """With ``MATCHUP_TOKEN_SECRET_FILE`` and no ``MATCHUP_TOKEN_SECRET``: read the secret from
     that file, creating it (mode 600, 256 random bits) when absent, and put it in this process's
-    environment, which the server and the rating process inherit."""
+    environment, which the server and the rating process inherit.
+
+    Replicas sharing the file's volume may start together: the secret is written to a file of
+    this process's own and linked into place, which only one of them can do, so every one reads
+    the same complete secret."""
     path = os.environ.get("MATCHUP_TOKEN_SECRET_FILE")
     if not path or os.environ.get("MATCHUP_TOKEN_SECRET"):
         return
     file = Path(path)
     if not file.exists():
         file.parent.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(descriptor, "w") as out:
-            out.write(secrets.token_hex(32) + "\n")
+        draft = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "w") as out:
+                out.write(secrets.token_hex(32) + "\n")
+            with contextlib.suppress(FileExistsError):  # another replica was first
+                os.link(draft, file)
+        finally:
+            draft.unlink()
     os.environ["MATCHUP_TOKEN_SECRET"] = file.read_text().strip()
 
 

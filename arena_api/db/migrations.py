@@ -8,12 +8,16 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 __all__ = ["alembic_config", "current_revision", "downgrade", "head_revision", "upgrade"]
 
 _ROOT = Path(__file__).resolve().parents[2]
+#: The advisory lock a migration holds: replicas that start together migrate one at a time (the
+#: later ones find the database at head and do nothing).
+_LOCK = 1095913027
 
 
 def alembic_config() -> Config:
@@ -36,8 +40,14 @@ async def _with_connection(engine: AsyncEngine, action: str, revision: str) -> N
         getattr(command, action)(config, revision)
 
     async with engine.connect() as connection:
-        await connection.run_sync(run)
+        await connection.execute(text(f"SELECT pg_advisory_lock({_LOCK})"))
         await connection.commit()
+        try:
+            await connection.run_sync(run)
+            await connection.commit()
+        finally:
+            await connection.execute(text(f"SELECT pg_advisory_unlock({_LOCK})"))
+            await connection.commit()
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
