@@ -111,17 +111,25 @@ def test_the_dockerfile_names_only_what_exists_and_runs_the_product_as_a_user() 
     assert 'arena = "arena_api.cli:main"' in (ROOT / "pyproject.toml").read_text()
 
 
-def test_compose_runs_postgres_the_app_and_the_rating_loop_from_one_image() -> None:
+def test_compose_runs_postgres_redis_app_replicas_behind_nginx_and_the_rating_loop() -> None:
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
     services = compose["services"]
 
     postgres, app, worker = services["postgres"], services["app"], services["worker"]
-    assert postgres["healthcheck"]["test"]
+    redis, nginx = services["redis"], services["nginx"]
+    assert postgres["healthcheck"]["test"] and redis["healthcheck"]["test"]
     assert any(v.split(":")[0] in compose["volumes"] for v in postgres["volumes"])
     assert app["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert app["depends_on"]["redis"]["condition"] == "service_healthy"
     assert app["environment"]["ARENA_RATING_WORKER"] == "off"
     assert app["environment"]["DATABASE_URL"].startswith("postgresql://")
-    assert app["ports"] == ["${PORT:-3001}:3001"]
+    assert app["environment"]["REDIS_URL"] == "redis://redis:6379/0"
+    assert app["deploy"]["replicas"] >= 2 and "ports" not in app
+    assert nginx["ports"] == ["${PORT:-3001}:80"]
+    assert nginx["depends_on"]["app"]["condition"] == "service_healthy"
+    site = nginx["volumes"][0].split(":")
+    assert site[0] == "./deploy/nginx-cluster.conf" and site[1].startswith("/etc/nginx/conf.d/")
+    assert "server app:3001" in (ROOT / "deploy" / "nginx-cluster.conf").read_text()
     assert app["build"] == "." and worker["image"] == app["image"]
     assert worker["command"] == ["arena", "rate", "--loop", "--style"]
     assert worker["environment"]["DATABASE_URL"] == app["environment"]["DATABASE_URL"]
