@@ -13,6 +13,9 @@ anyway, so it keeps the round blind; it lives in this process only while its rou
 
 Frames are Server-Sent Events: ``data: {"slot": "A", "text": "..."}`` for text (a follower
 first gets the text so far, then each piece as it comes) and ``event: end`` when the round ends.
+Each text frame's ``id`` is how much of each answer the feed has sent up to it (``12.40``:
+characters of A and of B). A page whose connection broke reconnects with it as
+``Last-Event-ID``, to this or another replica, and gets only the text it has not seen.
 Without the feed (an unknown ticket is a 404) the page still shows the Markdown as it grows.
 A round can end before the page's ``EventSource`` connects (a slot that fails at once, a short
 answer): an ended feed is kept for ``ENDED_GRACE_S``, so a late follower still gets the text and
@@ -64,9 +67,23 @@ class FeedStore(Protocol):
     async def follow(self, ticket: str) -> AsyncIterator[tuple[str, str]] | None: ...
 
 
-def _frame(slot: str, text: str) -> bytes:
+def _frame(slot: str, text: str, sent: dict[str, int]) -> bytes:
+    """A text frame; ``sent`` is each slot's length up to and including it."""
     payload = json.dumps({"slot": slot, "text": text}, ensure_ascii=False, separators=(",", ":"))
-    return f"data: {payload}\n\n".encode()
+    return f"id: {sent['A']}.{sent['B']}\ndata: {payload}\n\n".encode()
+
+
+def resume_point(last_event_id: str | None) -> dict[str, int]:
+    """How much of each answer a reconnecting page has (its ``Last-Event-ID``); 0 if unknown."""
+    a, _, b = (last_event_id or "").partition(".")
+    if a.isdigit() and b.isdigit():
+        return {"A": int(a), "B": int(b)}
+    return {slot: 0 for slot in SLOTS}
+
+
+def _unseen(slot: str, text: str, before: int, seen: dict[str, int]) -> str:
+    """The part of ``text`` (which starts at ``before`` in its answer) a page has not seen."""
+    return text[max(0, seen[slot] - before) :]
 
 
 class LiveFeed:
@@ -78,6 +95,7 @@ class LiveFeed:
         self._mirror = mirror
         self.url = FEED_PATH.format(ticket=ticket)
         self._texts: dict[str, list[str]] = {slot: [] for slot in SLOTS}
+        self._sent: dict[str, int] = dict.fromkeys(SLOTS, 0)
         self._followers: set[asyncio.Queue[bytes | None]] = set()
         self.ended = False
 
@@ -90,9 +108,10 @@ class LiveFeed:
         if self.ended or not text:
             return
         self._texts[slot].append(text)
+        self._sent[slot] += len(text)
         if self._mirror is not None:
             self._mirror.append(slot, text)
-        frame = _frame(slot, text)
+        frame = _frame(slot, text, self._sent)
         for queue in self._followers:
             queue.put_nowait(frame)
 
@@ -103,13 +122,15 @@ class LiveFeed:
         for queue in self._followers:
             queue.put_nowait(None)
 
-    async def follow(self) -> AsyncIterator[bytes]:
-        """The text so far, then every piece until the round ends. Pieces that queued up while
-        the page read are sent in one write."""
+    async def follow(self, seen: dict[str, int] | None = None) -> AsyncIterator[bytes]:
+        """The text so far (past what a reconnecting page has ``seen``), then every piece until
+        the round ends. Pieces that queued up while the page read are sent in one write."""
+        seen = seen or {slot: 0 for slot in SLOTS}
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         for slot, parts in self._texts.items():
-            if parts:
-                queue.put_nowait(_frame(slot, "".join(parts)))
+            text = _unseen(slot, "".join(parts), 0, seen)
+            if text:
+                queue.put_nowait(_frame(slot, text, self._sent))
         if self.ended:
             queue.put_nowait(None)
         self._followers.add(queue)
@@ -178,20 +199,28 @@ class LiveFeeds:
 feeds = LiveFeeds()
 
 
-async def _shared(pieces: AsyncIterator[tuple[str, str]]) -> AsyncIterator[bytes]:
-    """A feed another replica streams, in this module's frames."""
+async def _shared(
+    pieces: AsyncIterator[tuple[str, str]], seen: dict[str, int]
+) -> AsyncIterator[bytes]:
+    """A feed another replica streams, in this module's frames, past what the page has seen."""
+    sent: dict[str, int] = dict.fromkeys(SLOTS, 0)
     async for slot, text in pieces:
-        yield _frame(slot, text)
+        before = sent[slot]
+        sent[slot] += len(text)
+        unseen = _unseen(slot, text, before, seen)
+        if unseen:
+            yield _frame(slot, unseen, sent)
     yield _END
 
 
 async def follow_feed(request: Request) -> Response:
     ticket = request.path_params["ticket"]
+    seen = resume_point(request.headers.get("last-event-id"))
     feed = feeds.get(ticket)
-    frames: AsyncIterator[bytes] | None = None if feed is None else feed.follow()
+    frames: AsyncIterator[bytes] | None = None if feed is None else feed.follow(seen)
     if frames is None and feeds.store is not None:
         pieces = await feeds.store.follow(ticket)
-        frames = None if pieces is None else _shared(pieces)
+        frames = None if pieces is None else _shared(pieces, seen)
     if frames is None:
         # The error body of the API's errors (the UI reaches no further into arena_api).
         return JSONResponse(

@@ -27,9 +27,10 @@ function follow(url) {
     feed.texts[slot] += text;
     for (const tail of feed.tails) if (tail.slot === slot) grow(tail, text, start);
   };
-  // The round ended, or the feed failed: never reconnect (that would replay the text).
+  // The round ended. A broken connection reconnects by itself (to this replica or another one)
+  // with the last frame's id, and the server sends only what is new; a feed that is gone (404)
+  // closes the source.
   source.addEventListener("end", () => source.close());
-  source.onerror = () => source.close();
   feeds.set(url, feed);
   return feed;
 }

@@ -201,3 +201,46 @@ async def test_a_late_page_on_another_replica_gets_the_whole_text_and_the_end(
     texts, names = _texts(response.text)
     assert texts == {"A": "abc", "B": ""} and names[-1] == "end"
     assert unknown.status_code == 404 and unknown.json()["code"] == "feed_not_found"
+
+
+def _last_id(body: str) -> str:
+    return [line for line in body.split("\n") if line.startswith("id: ")][-1][4:]
+
+
+async def test_a_page_that_reconnects_to_another_replica_gets_only_what_it_has_not_seen(
+    redis_url: str,
+) -> None:
+    async with _replica_pair(redis_url) as (owner, url), httpx.AsyncClient(base_url=url) as client:
+        feed = owner.open()
+        feed.append("A", "Hello ")
+        feed.append("B", "ça ")
+        await asyncio.sleep(FLUSH_S * 4)
+        async with client.stream("GET", feed.url) as response:
+            first = ""
+            async for chunk in response.aiter_text():
+                first += chunk
+                if "ça" in first:
+                    break  # the connection breaks here
+        feed.append("A", "world")
+        feed.append("B", "va")
+        owner.close(feed)
+        await asyncio.sleep(FLUSH_S * 4)
+        resumed = await client.get(feed.url, headers={"Last-Event-ID": _last_id(first)})
+
+    texts, names = _texts(resumed.text)
+    assert _last_id(first) == "6.3"
+    assert texts == {"A": "world", "B": "va"} and names[-1] == "end"
+    assert _last_id(resumed.text) == "11.5"
+
+
+async def test_a_page_that_reconnects_to_the_same_replica_gets_only_what_it_has_not_seen() -> None:
+    feed = feeds.open()
+    for slot, text in (("A", "Hello "), ("B", "ça "), ("A", "world"), ("B", "va")):
+        feed.append(slot, text)
+    feeds.close(feed)
+    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+        resumed = await client.get(feed.url, headers={"Last-Event-ID": "6.3"})
+        garbled = await client.get(feed.url, headers={"Last-Event-ID": "x.y"})
+
+    assert _texts(resumed.text)[0] == {"A": "world", "B": "va"}
+    assert _texts(garbled.text)[0] == {"A": "Hello world", "B": "ça va"}
