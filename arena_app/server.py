@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> None:
     # which would take seconds and need bun (the container image has none). The variable's
     # name is Reflex's own (an internal one, prefixed), so it is set through Reflex.
     environment.REFLEX_SKIP_COMPILE.set(True)
+    # One worker process per server. Reflex starts 2 x cores + 1 when it sees Redis, but a
+    # server's metrics, its rounds in flight and its supervised rating process belong to one
+    # process; with REDIS_URL an arena scales out by replicas instead (each one process).
+    os.environ.setdefault("GRANIAN_WORKERS", "1")
 
     reflex_exec.run_backend_prod(
         args.host, args.port, LogLevel(args.log_level), mount_frontend_compiled_app=True

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 
@@ -17,7 +15,7 @@ from playwright.async_api import Page, expect
 
 from e2e.conftest import _serving, screenshot
 from e2e.test_arena_ui import _ask, _open, _wait_votable
-from tests.support import ROOT, ProductProcess, free_port, parse_sse
+from tests.support import ROOT, NginxServer, ProductProcess, parse_sse
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -43,52 +41,10 @@ def nginx(
     proxied_product: ProductProcess, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[str]:
     """nginx on a free port with deploy/nginx.conf's server block in front of the product."""
-    folder = tmp_path_factory.mktemp("nginx")
-    port = free_port()
     server = (ROOT / "deploy" / "nginx.conf").read_text()
-    server = server.replace("listen 80;", f"listen 127.0.0.1:{port};")
     server = server.replace("127.0.0.1:3001", f"127.0.0.1:{proxied_product.port}")
-    for temp in ("client", "proxy", "fastcgi", "uwsgi", "scgi"):
-        (folder / temp).mkdir()
-    user = "user root;" if os.geteuid() == 0 else ""
-    (folder / "nginx.conf").write_text(
-        f"""{user}
-worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/error.log;
-events {{ worker_connections 256; }}
-http {{
-    access_log {folder}/access.log;
-    client_body_temp_path {folder}/client;
-    proxy_temp_path {folder}/proxy;
-    fastcgi_temp_path {folder}/fastcgi;
-    uwsgi_temp_path {folder}/uwsgi;
-    scgi_temp_path {folder}/scgi;
-{server}
-}}
-"""
-    )
-    process = subprocess.Popen(
-        [NGINX, "-p", str(folder), "-c", str(folder / "nginx.conf"), "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(url + "/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            pass
-        assert process.poll() is None, (folder / "error.log").read_text()
-        assert time.monotonic() < deadline, "nginx never proxied /health"
-        time.sleep(0.2)
-    try:
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with NginxServer(tmp_path_factory.mktemp("nginx"), server) as proxy:
+        yield proxy.url
 
 
 async def test_a_page_loads_and_a_round_runs_through_the_proxy(nginx: str, page: Page) -> None:

@@ -170,6 +170,79 @@ class RedisServer:
             self.process.wait(timeout=10)
 
 
+class NginxServer:
+    """Debian's ``nginx`` on a free loopback port with one ``server`` block (a file under
+    ``deploy/``), its own prefix folder, and ``reload`` for a changed block."""
+
+    BINARY = "/usr/sbin/nginx"
+
+    def __init__(self, folder: Path, server: str) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+        for temp in ("client", "proxy", "fastcgi", "uwsgi", "scgi"):
+            (folder / temp).mkdir(parents=True, exist_ok=True)
+        self._write(server)
+
+    def _write(self, server: str) -> None:
+        server = server.replace("listen 80;", f"listen 127.0.0.1:{self.port};")
+        user = "user root;" if os.geteuid() == 0 else ""
+        folder = self.folder
+        (folder / "nginx.conf").write_text(
+            f"""{user}
+worker_processes 1;
+worker_shutdown_timeout 1s;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log {folder}/access.log;
+    client_body_temp_path {folder}/client;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+{server}
+}}
+"""
+        )
+
+    def __enter__(self) -> NginxServer:
+        conf = str(self.folder / "nginx.conf")
+        self.process = subprocess.Popen(
+            [self.BINARY, "-p", str(self.folder), "-c", conf, "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(self.url + "/health", timeout=2).status_code == 200:
+                    return self
+            except httpx.HTTPError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.__exit__()
+                raise RuntimeError(f"nginx never proxied /health:\n{self.errors()}")
+            time.sleep(0.2)
+
+    def reload(self, server: str) -> None:
+        """Serve ``server`` from now on; connections of the old block close within 1 s."""
+        assert self.process is not None
+        self._write(server)
+        self.process.send_signal(signal.SIGHUP)
+
+    def errors(self) -> str:
+        log = self.folder / "error.log"
+        return log.read_text() if log.exists() else ""
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
 def parse_sse(raw: str) -> list[tuple[str, dict[str, Any]]]:
     """Native SSE frames as (event name, JSON data); comments (pings) skipped."""
     frames = []

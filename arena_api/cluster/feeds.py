@@ -46,9 +46,24 @@ class FeedWriter:
         self._grace_s = grace_s
         self._pending: dict[str, list[str]] = {}
         self._ended = False
-        self._task: asyncio.Task[None] | None = None
         #: A page on another replica reads this feed.
         self.followed = False
+        # The page may ask another replica for the feed before its first word: the stream
+        # exists from the start (an entry the readers skip).
+        self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
+            self._open()
+        )
+
+    async def _open(self) -> None:
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.xadd(self._key, {"open": "1"})
+                pipe.expire(self._key, LIVE_TTL_S)
+                await pipe.execute()
+        except (RedisError, OSError) as exc:
+            _log.warning("live feed not shared with other replicas: %s", exc)
+            return
+        await self._flush()  # what came meanwhile
 
     def append(self, slot: str, text: str) -> None:
         self._pending.setdefault(slot, []).append(text)
@@ -123,4 +138,5 @@ class RedisFeeds:
                 for name, value in fields.items():
                     if name == b"end":
                         return
-                    yield name.decode(), value.decode()
+                    if name != b"open":
+                        yield name.decode(), value.decode()
