@@ -39,7 +39,7 @@ from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
 from arena_api.core.ports import RoundObserver
-from arena_api.core.ratelimit import Limiter, RateLimiter
+from arena_api.core.ratelimit import Limit, Limiter, RateLimiter
 from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
@@ -233,7 +233,7 @@ AUTOJUDGE_ATTEMPTS = 3
 
 @contextlib.asynccontextmanager
 async def _autojudging(
-    settings: Settings, judge: JudgeService, pool: asyncpg.Pool
+    settings: Settings, judge: JudgeService, pool: asyncpg.Pool, pace: Limiter | None
 ) -> AsyncIterator[AutoJudge]:
     """The shadow auto-judge's loop, for as long as the services are open."""
     swap_factor = 2  # a swapped judgement is two calls
@@ -242,7 +242,9 @@ async def _autojudging(
         lease_s=swap_factor * settings.judge_timeout_s + 30,
         max_attempts=AUTOJUDGE_ATTEMPTS,
     )
-    autojudge = AutoJudge(judge=judge, queue=queue, rate_per_minute=settings.autojudge_rate)
+    autojudge = AutoJudge(
+        judge=judge, queue=queue, rate_per_minute=settings.autojudge_rate, pace=pace
+    )
     task = asyncio.create_task(autojudge.run(), name="autojudge")
     try:
         yield autojudge
@@ -298,7 +300,9 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         )
         autojudge = settings.autojudge_rate > 0 and settings.exposure == "shadow"
         if serving and autojudge and judge.judge_name:
-            await stack.enter_async_context(_autojudging(settings, judge, pool))
+            await stack.enter_async_context(
+                _autojudging(settings, judge, pool, shared.autojudge_pace)
+            )
         suites = SuiteService(
             arena=arena,
             judge=judge,
@@ -340,6 +344,8 @@ class _SharedState:
     relay: ControlRelay | None = None
     join: Joiner | None = None
     cluster: Cluster | None = None
+    #: One auto-judgement per interval over every replica (``ARENA_AUTOJUDGE_RATE``).
+    autojudge_pace: Limiter | None = None
     _relay_start: Callable[[ArenaService], Awaitable[None]] | None = None
 
     async def start(self, arena: ArenaService) -> None:
@@ -390,6 +396,11 @@ async def _shared_state(
                     max_queued=settings.join_max_queued_events,
                 ),
                 cluster=cluster,
+                autojudge_pace=RedisRateLimiter(
+                    cluster.redis,
+                    (Limit(1, 60.0 / settings.autojudge_rate),) if settings.autojudge_rate else (),
+                    name="autojudge",
+                ),
                 _relay_start=start,
             )
         finally:

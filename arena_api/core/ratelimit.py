@@ -36,8 +36,8 @@ class Limit:
     window_s: float
 
     def __str__(self) -> str:
-        unit = next(name for name, s in _UNITS.items() if s == self.window_s and len(name) > 1)
-        return f"{self.count}/{unit}"
+        unit = next((n for n, s in _UNITS.items() if s == self.window_s and len(n) > 1), None)
+        return f"{self.count}/{unit}" if unit else f"{self.count}/{self.window_s:g}s"
 
 
 @dataclass(frozen=True)

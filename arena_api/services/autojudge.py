@@ -2,7 +2,9 @@
 so the judge votes on shadow matchups in the background, at most ``ARENA_AUTOJUDGE_RATE`` per
 minute, and an incumbent/challenger pair gets a judge's rating with no human vote.
 
-One loop per server, supervised: a failure is logged and the loop goes on after a pause. Work
+One loop per server, supervised: a failure is logged and the loop goes on after a pause. Several
+replicas (``REDIS_URL``) each run one and share the rate through ``pace``, a limiter of one
+judgement per interval counted in Redis. Work
 comes from ``AutoJudgeQueue`` (oldest first, each matchup claimed under a lease), so a restart
 resumes where the last run stopped: a matchup judged is never judged again, and one whose
 judgement was cut short is claimed again once its lease runs out. A judge whose endpoint fails
@@ -17,6 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from arena_api.core.errors import ArenaError
 from arena_api.core.ports import AutoJudgeQueue
+from arena_api.core.ratelimit import Limiter
 from arena_api.services.judge import JudgeService
 
 __all__ = ["AutoJudge"]
@@ -25,6 +28,8 @@ _log = logging.getLogger(__name__)
 
 #: How long the loop rests after an error it did not expect (a bug, the database away).
 FAILURE_PAUSE_S = 5.0
+#: The shared limiter's group and client: the whole arena has one budget.
+_PACE = "autojudge"
 #: The longest wait for new shadow matchups when the queue is empty.
 IDLE_POLL_S = 10.0
 
@@ -37,11 +42,13 @@ class AutoJudge:
         queue: AutoJudgeQueue,
         rate_per_minute: float,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        pace: Limiter | None = None,
     ) -> None:
         self._judge = judge
         self._queue = queue
         self._interval_s = 60.0 / rate_per_minute
         self._sleep = sleep
+        self._pace = pace
         self.judged = 0
 
     async def step(self) -> bool:
@@ -65,6 +72,10 @@ class AutoJudge:
         """Judge forever, one matchup per interval; cancel to stop."""
         while True:
             try:
+                refusal = None if self._pace is None else await self._pace.check(_PACE, _PACE)
+                if refusal is not None:  # another replica judged within the interval
+                    await self._sleep(refusal.retry_after_s)
+                    continue
                 found = await self.step()
             except asyncio.CancelledError:
                 raise
