@@ -50,9 +50,8 @@ class FeedWriter:
         self.followed = False
         # The page may ask another replica for the feed before its first word: the stream
         # exists from the start (an entry the readers skip).
-        self._task: asyncio.Task[None] | None = asyncio.get_running_loop().create_task(
-            self._open()
-        )
+        loop = asyncio.get_running_loop()
+        self._task: asyncio.Task[None] | None = loop.create_task(self._open())
 
     async def _open(self) -> None:
         try:
