@@ -157,12 +157,21 @@ async def _rounds_served(replica: ProductProcess) -> float:
     )
 
 
-async def _rows(database_url: str, sql: str, *args: Any) -> list[asyncpg.Record]:
+async def _rows_once(
+    database_url: str, sql: str, *args: Any, until: Callable[[list[asyncpg.Record]], bool]
+) -> list[asyncpg.Record]:
+    """The rows of ``sql`` as soon as ``until`` holds for them (or after 30 s, as they are)."""
+    rows: list[asyncpg.Record] = []
     conn = await asyncpg.connect(database_url)
     try:
-        return list(await conn.fetch(sql, *args))
+        for _ in range(60):
+            rows = list(await conn.fetch(sql, *args))
+            if until(rows):
+                break
+            await asyncio.sleep(0.5)
     finally:
         await conn.close()
+    return rows
 
 
 def _kill_tree(pid: int) -> None:
@@ -337,16 +346,12 @@ async def test_the_page_follows_its_round_when_its_sockets_move_to_the_other_rep
 
 
 async def test_the_rating_process_runs_once_per_cluster(cluster: Cluster) -> None:
-    passes: list[asyncpg.Record] = []
-    for _ in range(120):
-        passes = await _rows(
-            cluster.database_url,
-            "SELECT finished_at, seconds, votes FROM rating_passes WHERE status = 'rated' "
-            "ORDER BY finished_at",
-        )
-        if passes and passes[-1]["votes"] >= 2:
-            break
-        await asyncio.sleep(0.5)
+    passes = await _rows_once(
+        cluster.database_url,
+        "SELECT finished_at, seconds, votes FROM rating_passes WHERE status = 'rated' "
+        "ORDER BY finished_at",
+        until=lambda rows: bool(rows) and rows[-1]["votes"] >= 2,
+    )
     logs = [(cluster.folder / f"{name}.log").read_text() for name in ("one", "two")]
 
     assert passes and passes[-1]["votes"] >= 2
@@ -384,17 +389,13 @@ async def test_a_replica_killed_mid_round(cluster: Cluster) -> None:
     await asyncio.wait_for(asyncio.gather(leader.task, alone.task), 15)
     stop = await _control(cluster.two, {"type": "stop", "matchupId": str(matchups[1])})
     await asyncio.wait_for(survivor.task, 30)
-    rows: list[asyncpg.Record] = []
-    for _ in range(60):
-        rows = await _rows(
-            cluster.database_url,
-            "SELECT matchup_id, slot, error FROM responses WHERE matchup_id = ANY($1) "
-            "ORDER BY matchup_id, slot",
-            matchups,
-        )
-        if len(rows) == 4:
-            break
-        await asyncio.sleep(0.5)
+    rows = await _rows_once(
+        cluster.database_url,
+        "SELECT matchup_id, slot, error FROM responses WHERE matchup_id = ANY($1) "
+        "ORDER BY matchup_id, slot",
+        matchups,
+        until=lambda rows: len(rows) == 4,
+    )
     async with httpx.AsyncClient(timeout=10) as client:
         health = await client.get(cluster.nginx.url + "/health")
     after, _ = await _post(cluster.nginx.url, _body())

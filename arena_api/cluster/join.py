@@ -46,11 +46,12 @@ from arena_api.core.errors import ArenaError
 from arena_api.core.events import MatchupStarted, PublicEvent, RunError
 from arena_api.core.join import (
     FollowerRole,
-    JoinError,
     JoinHandshake,
     LeaderRole,
     SlotChannel,
+    forwarded,
     join_scope,
+    refusal,
 )
 from arena_api.core.models import Slot
 
@@ -118,26 +119,6 @@ return followed
 
 def _keys(scope: str) -> list[str]:
     return [f"{PREFIX}join:{scope}", f"{PREFIX}join:closed:{scope}", _PENDING]
-
-
-def _error(code: str, slot: str | None = None) -> JoinError:
-    if code == "exhausted":
-        return JoinError(
-            "Both slots of this join are already claimed", status=409, code="join_slots_exhausted"
-        )
-    if code == "expired":
-        return JoinError(
-            "The join window closed before this request arrived", status=409, code="join_expired"
-        )
-    if code == "slot_taken":
-        return JoinError(
-            f"The sibling request already streams slot {slot}", status=409, code="join_slot_taken"
-        )
-    return JoinError(
-        "Too many unpaired joins in flight; retry without joinKey",
-        status=503,
-        code="join_unavailable",
-    )
 
 
 def _unreachable() -> ArenaError:
@@ -233,7 +214,7 @@ class RedisJoinBroker:
             return _RedisLeader(self, scope, claim_id, leader, "B" if outcome[1] == "B" else "A")
         self._leaders.pop(claim_id, None)
         if outcome[0] != "follower":
-            raise _error(outcome[0], outcome[1] if len(outcome) > 1 else None)
+            raise refusal(outcome[0], "B" if outcome[-1] == "B" else "A")
         mine: Slot = "B" if outcome[1] == "A" else "A"
         follower = _Follower(SlotChannel(frozenset({mine}), self._max_queued), outcome[2])
         self._followers[claim_id] = follower
@@ -287,12 +268,9 @@ class RedisJoinBroker:
         await self._forget(scope)
         if leader.follower is None:
             return
-        if isinstance(error, ArenaError):
-            status, code, message = error.status, error.code, error.message
-        else:
-            status, code = 500, "join_failed"
-            message = "The request holding the shared matchup failed"
-        body = {"id": leader.fid, "status": status, "code": code, "message": message}
+        error = forwarded(error)
+        body = {"id": leader.fid, "status": error.status, "code": error.code}
+        body["message"] = error.message
         with contextlib.suppress(RedisError, OSError):
             await self._bus.send(leader.follower, "join_failed", body)
 
@@ -317,11 +295,7 @@ class RedisJoinBroker:
             raise
         if handshake is None:
             self._followers.pop(claim_id, None)
-            raise JoinError(
-                "The request holding the shared matchup never started it",
-                status=504,
-                code="join_leader_timeout",
-            )
+            raise refusal("leader_timeout")
         follower.watchdog = asyncio.create_task(self._watch(claim_id, follower))
         return handshake
 

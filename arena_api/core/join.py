@@ -59,7 +59,9 @@ __all__ = [
     "LeaderClaim",
     "LeaderRole",
     "SlotChannel",
+    "forwarded",
     "join_scope",
+    "refusal",
 ]
 
 # How long a decided scope is remembered, so a late sibling gets join_expired, not a new round.
@@ -292,7 +294,7 @@ class LeaderClaim:
         """Forward the leader's pre-stream failure to a waiting follower; release the scope."""
         self._pending.decided = True
         if self._pending.followed and not self._pending.handshake.done():
-            self._pending.handshake.set_exception(_forwarded(error))
+            self._pending.handshake.set_exception(forwarded(error))
         self._broker.release(self.scope)
 
 
@@ -313,14 +315,11 @@ class FollowerClaim:
             async with asyncio.timeout(self._broker.leader_timeout_s):
                 return await asyncio.shield(self._pending.handshake)
         except TimeoutError:
-            raise JoinError(
-                "The request holding the shared matchup never started it",
-                status=504,
-                code="join_leader_timeout",
-            ) from None
+            raise refusal("leader_timeout") from None
 
 
-def _forwarded(error: BaseException) -> ArenaError:
+def forwarded(error: BaseException) -> ArenaError:
+    """The leader's pre-stream failure as its follower reports it (same status and code)."""
     if isinstance(error, ArenaError):
         return ArenaError(
             error.message, status=error.status, code=error.code, details=error.details
@@ -330,15 +329,33 @@ def _forwarded(error: BaseException) -> ArenaError:
     )
 
 
-def _exhausted() -> JoinError:
+def refusal(reason: str, slot: Slot | None = None) -> JoinError:
+    """Why a sibling gets no role: ``exhausted`` (409 ``join_slots_exhausted``), ``expired``
+    (409 ``join_expired``), ``slot_taken`` (409 ``join_slot_taken``, the leader streams
+    ``slot``), ``unavailable`` (503 ``join_unavailable``) or ``leader_timeout`` (504
+    ``join_leader_timeout``)."""
+    if reason == "exhausted":
+        return JoinError(
+            "Both slots of this join are already claimed", status=409, code="join_slots_exhausted"
+        )
+    if reason == "expired":
+        return JoinError(
+            "The join window closed before this request arrived", status=409, code="join_expired"
+        )
+    if reason == "slot_taken":
+        return JoinError(
+            f"The sibling request already streams slot {slot}", status=409, code="join_slot_taken"
+        )
+    if reason == "leader_timeout":
+        return JoinError(
+            "The request holding the shared matchup never started it",
+            status=504,
+            code="join_leader_timeout",
+        )
     return JoinError(
-        "Both slots of this join are already claimed", status=409, code="join_slots_exhausted"
-    )
-
-
-def _expired() -> JoinError:
-    return JoinError(
-        "The join window closed before this request arrived", status=409, code="join_expired"
+        "Too many unpaired joins in flight; retry without joinKey",
+        status=503,
+        code="join_unavailable",
     )
 
 
@@ -395,27 +412,19 @@ class JoinBroker:
         pending = self._pending.get(scope)
         if pending is not None:
             if pending.followed:
-                raise _exhausted()
+                raise refusal("exhausted")
             if pending.decided:
-                raise _expired()
+                raise refusal("expired")
             if slot == pending.leader_slot:
-                raise JoinError(
-                    f"The sibling request already streams slot {slot}",
-                    status=409,
-                    code="join_slot_taken",
-                )
+                raise refusal("slot_taken", slot)
             pending.followed = True
             pending.follower_arrived.set()
             return FollowerClaim(scope, pending, self)
         closed = self._closed.get(scope)
         if closed is not None:
-            raise _exhausted() if closed[1] else _expired()
+            raise refusal("exhausted" if closed[1] else "expired")
         if self.waiting >= self.max_pending:
-            raise JoinError(
-                "Too many unpaired joins in flight; retry without joinKey",
-                status=503,
-                code="join_unavailable",
-            )
+            raise refusal("unavailable")
         pending = _Pending(created=self.clock(), leader_slot=slot or "A")
         self._pending[scope] = pending
         return LeaderClaim(scope, pending, self)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -13,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import websockets
 from redis.asyncio import Redis
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -22,6 +20,7 @@ from arena_api.cluster import ClusterUnavailable, open_cluster
 from arena_api.settings import SettingsError
 from tests.integration.arena_harness import Arena, serve_arena
 from tests.integration.test_control import Reader
+from tests.integration.test_control import _control as control_messages
 from tests.integration.test_join import Frames, _body, _post, _slots_seen
 from tests.support import free_port, make_settings
 
@@ -42,11 +41,7 @@ async def replicas(
 
 
 async def _control(arena: Arena, message: dict[str, Any]) -> dict[str, Any]:
-    url = arena.url.replace("http://", "ws://") + "/api/arena/control"
-    async with websockets.connect(url) as socket:
-        await socket.send(json.dumps(message))
-        reply: dict[str, Any] = json.loads(await socket.recv())
-        return reply
+    return (await control_messages(arena, message))[0]
 
 
 async def test_a_stop_sent_to_the_other_replica_stops_the_round(
