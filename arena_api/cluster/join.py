@@ -34,6 +34,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,6 +145,7 @@ class _Leader:
     """A leader waiting here for its sibling."""
 
     followed: asyncio.Event = field(default_factory=asyncio.Event)
+    created: float = field(default_factory=time.monotonic)
     follower: str | None = None
     fid: str | None = None
 
@@ -223,9 +225,10 @@ class RedisJoinBroker:
     # -- the leader's side -------------------------------------------------------------------
 
     async def _wait(self, scope: str, claim_id: str, leader: _Leader) -> bool:
-        if not leader.followed.is_set():
+        remaining = self.window_s - (time.monotonic() - leader.created)
+        if not leader.followed.is_set() and remaining > 0:
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.window_s):
+                async with asyncio.timeout(remaining):
                     await leader.followed.wait()
         try:
             decided = await self._decide(keys=_keys(scope), args=[scope, TOMBSTONE_MS])
