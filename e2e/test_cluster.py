@@ -290,6 +290,10 @@ async def test_stop_and_steer_from_the_other_replica(cluster: Cluster) -> None:
         cluster.two, {"type": "stop", "matchupId": stopped.frames[0][1]["matchupId"]}
     )
     await asyncio.wait_for(stopped.task, 10)
+    for _ in range(100):  # the restart is announced in the stream once it happened
+        if "event: steered" in steered.text:
+            break
+        await asyncio.sleep(0.1)
     steered.task.cancel()
 
     assert stop["ok"] is True and steer["accepted"] is True
