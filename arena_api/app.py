@@ -374,7 +374,7 @@ async def _shared_state(
         relay = RedisControlRelay(bus)
 
         async def start(arena: ArenaService) -> None:
-            relay.serve(arena.control_here)
+            relay.serve(arena.control_if_here)
 
         await bus.start()
         janitor = asyncio.create_task(

@@ -1,14 +1,17 @@
-"""Each replica's inbox: one Redis pub/sub channel, messages routed by their ``kind``.
+"""Each replica's inbox: its own Redis pub/sub channel and one all replicas share, messages
+routed by their ``kind``.
 
 Replicas talk to one another only about live things (a stop for a round, a joined sibling's
 events), which matter only while both ends are alive; pub/sub fits that, and ``PUBLISH`` tells
-the sender how many replicas listened, so a message to a replica that is gone is known at once.
-Messages from one sender task arrive in the order it sent them.
+the sender how many replicas listened, so a message to a replica that is gone is known at once
+and a broadcast knows how many answers to expect. Messages from one sender task arrive in the
+order it sent them.
 
 A replica also keeps a heartbeat key (``arena:replica:<id>:alive``, refreshed every
-``HEARTBEAT_S`` and expiring after ``ALIVE_TTL_S``): what is waiting on another replica (a
-follower streaming a round the other one runs) asks ``alive`` to tell a slow round from a dead
-replica.
+``HEARTBEAT_S`` and expiring after ``ALIVE_TTL_S``) and its id in ``arena:replicas`` while it
+runs: what waits on another replica (a follower streaming a round the other one runs) asks
+``alive`` to tell a slow round from a dead replica, and the others find a replica that died
+without leaving (``janitor``).
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ from redis.exceptions import RedisError
 
 from arena_api.cluster import PREFIX, Cluster
 
-__all__ = ["ALIVE_TTL_S", "HEARTBEAT_S", "ReplicaBus"]
+__all__ = ["ALIVE_TTL_S", "HEARTBEAT_S", "REPLICAS", "ReplicaBus", "alive_key"]
 
 HEARTBEAT_S = 1.0
 ALIVE_TTL_S = 4
 _RECONNECT_S = 1.0
+#: The ids of the replicas running (a set), and the channel they all listen on.
+REPLICAS = f"{PREFIX}replicas"
 _log = logging.getLogger(__name__)
 
 Handler = Callable[[dict[str, Any]], None]
@@ -39,7 +44,7 @@ def _inbox(replica: str) -> str:
     return f"{PREFIX}replica:{replica}"
 
 
-def _alive_key(replica: str) -> str:
+def alive_key(replica: str) -> str:
     return f"{PREFIX}replica:{replica}:alive"
 
 
@@ -60,6 +65,7 @@ class ReplicaBus:
 
     async def start(self) -> None:
         await self._beat()
+        await self.redis.sadd(REPLICAS, self.replica)  # type: ignore[misc]
         self._tasks = [
             asyncio.create_task(self._listen(), name="replica-bus"),
             asyncio.create_task(self._heartbeat(), name="replica-heartbeat"),
@@ -72,8 +78,9 @@ class ReplicaBus:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        with contextlib.suppress(RedisError, OSError):
-            await self.redis.delete(_alive_key(self.replica))
+        with contextlib.suppress(RedisError, OSError):  # a replica that leaves, not one that died
+            await self.redis.srem(REPLICAS, self.replica)  # type: ignore[misc]
+            await self.redis.delete(alive_key(self.replica))
 
     async def send(self, replica: str, kind: str, body: dict[str, Any]) -> int:
         """Publish to ``replica``'s inbox; how many listened (0: the replica is gone).
@@ -85,16 +92,26 @@ class ReplicaBus:
         listeners: int = await self.redis.publish(_inbox(replica), message)
         return listeners
 
+    async def broadcast(self, kind: str, body: dict[str, Any]) -> int:
+        """Publish to every replica, this one included; how many listened.
+
+        Raises:
+            RedisError, OSError: Redis cannot be reached.
+        """
+        message = json.dumps({"kind": kind, **body}, separators=(",", ":"))
+        listeners: int = await self.redis.publish(REPLICAS, message)
+        return listeners
+
     async def alive(self, replica: str) -> bool:
         """``replica`` beat within the last ``ALIVE_TTL_S`` seconds (True when Redis cannot
         tell: an unreachable Redis is not a dead replica)."""
         try:
-            return bool(await self.redis.exists(_alive_key(replica)))
+            return bool(await self.redis.exists(alive_key(replica)))
         except (RedisError, OSError):
             return True
 
     async def _beat(self) -> None:
-        await self.redis.set(_alive_key(self.replica), "1", ex=ALIVE_TTL_S)
+        await self.redis.set(alive_key(self.replica), "1", ex=ALIVE_TTL_S)
 
     async def _heartbeat(self) -> None:
         while True:
@@ -108,7 +125,7 @@ class ReplicaBus:
         while True:
             pubsub: PubSub = self.redis.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.subscribe(_inbox(self.replica))
+                await pubsub.subscribe(_inbox(self.replica), REPLICAS)
                 self._subscribed.set()
                 async for message in pubsub.listen():
                     self._dispatch(message)

@@ -1,46 +1,39 @@
 """Rounds of a replica that died: found by the others, their missing answers marked.
 
-Every replica lists the rounds it runs in ``arena:replica:<id>:rounds`` (``control`` adds and
-removes them with each round's home key). Each replica looks every ``SWEEP_S`` for such lists
-whose replica's heartbeat has expired; one Lua script takes a dead replica's list (so only one
-survivor handles it) and the survivor stores the rounds' missing answers as lost
-(``arena_api.db.lost``). A list that cannot be stored is put back for the next sweep.
+Every round a replica of a cluster runs carries its id (``matchups.replica``), and a running
+replica is listed in ``arena:replicas`` with a heartbeat (``bus``). Each replica looks every
+``SWEEP_S`` for listed replicas whose heartbeat has expired; one Lua script takes a dead replica
+off the list (so only one survivor handles it) and the survivor stores its rounds' missing
+answers as lost (``arena_api.db.lost``). A replica whose rounds cannot be stored is put back for
+the next sweep. A replica that stops normally leaves the list itself (its rounds were drained).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 
 from redis.exceptions import RedisError
 
-from arena_api.cluster import PREFIX
-from arena_api.cluster.bus import ReplicaBus
+from arena_api.cluster.bus import REPLICAS, ReplicaBus, alive_key
 
-__all__ = ["SWEEP_S", "RoundJanitor", "rounds_key"]
+__all__ = ["SWEEP_S", "RoundJanitor"]
 
 SWEEP_S = 5.0
 _log = logging.getLogger(__name__)
 
-# KEYS: the rounds list, the heartbeat key. Takes the list only if the replica is dead.
+# KEYS: the list of replicas, the replica's heartbeat. ARGV: the replica. 1: taken (it is dead).
 _TAKE = """
-if redis.call('EXISTS', KEYS[2]) == 1 then return {} end
-local rounds = redis.call('SMEMBERS', KEYS[1])
-redis.call('DEL', KEYS[1])
-return rounds
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+return redis.call('SREM', KEYS[1], ARGV[1])
 """
 
-MarkLost = Callable[[Sequence[uuid.UUID]], Awaitable[int]]
-
-
-def rounds_key(replica: str) -> str:
-    return f"{PREFIX}replica:{replica}:rounds"
+MarkLost = Callable[[str], Awaitable[int]]
 
 
 class RoundJanitor:
-    """Sweeps the lists of dead replicas, for as long as ``run`` runs."""
+    """Sweeps for dead replicas, for as long as ``run`` runs."""
 
     def __init__(self, bus: ReplicaBus, mark_lost: MarkLost) -> None:
         self._bus = bus
@@ -58,27 +51,24 @@ class RoundJanitor:
     async def sweep(self) -> int:
         """Mark the rounds of every dead replica; how many answers were marked lost."""
         marked = 0
-        pattern = rounds_key("*")
-        async for raw in self._bus.redis.scan_iter(match=pattern, count=100):
-            key = raw.decode()
-            replica = key[len(f"{PREFIX}replica:") : -len(":rounds")]
+        redis = self._bus.redis
+        for raw in await redis.smembers(REPLICAS):  # type: ignore[misc]
+            replica = raw.decode()
             if replica == self._bus.replica:
                 continue
-            alive = f"{PREFIX}replica:{replica}:alive"
-            taken = await self._take(keys=[key, alive])
-            if not taken:
+            if not await self._take(keys=[REPLICAS, alive_key(replica)], args=[replica]):
                 continue
-            ids = [uuid.UUID(item.decode()) for item in taken]
             try:
-                marked += await self._mark_lost(ids)
+                lost = await self._mark_lost(replica)
             except Exception:
-                _log.exception("round janitor: %d lost rounds not stored; retrying", len(ids))
-                await self._bus.redis.sadd(key, *taken)  # type: ignore[misc]
+                _log.exception("round janitor: replica %s's rounds not marked; retrying", replica)
+                await redis.sadd(REPLICAS, replica)  # type: ignore[misc]
                 continue
-            _log.warning(
-                "replica %s stopped with %d rounds in flight; their missing answers are marked "
-                "replica_lost",
-                replica,
-                len(ids),
-            )
+            marked += lost
+            if lost:
+                _log.warning(
+                    "replica %s stopped with rounds in flight: %d answers marked replica_lost",
+                    replica,
+                    lost,
+                )
         return marked

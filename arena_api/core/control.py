@@ -50,12 +50,9 @@ class ControlOutcome:
 class ControlRelay(Protocol):
     """Carries control requests to the process that runs the round."""
 
-    async def announce(self, matchup_id: uuid.UUID) -> None:
-        """This process runs ``matchup_id`` from now on (before its first event goes out)."""
-        ...
-
-    async def withdraw(self, matchup_id: uuid.UUID) -> None:
-        """The round has ended here."""
+    @property
+    def replica(self) -> str | None:
+        """This process's id among the replicas of a cluster (``None``: it is alone)."""
         ...
 
     async def forward(self, request: ControlRequest) -> ControlOutcome:
@@ -66,11 +63,7 @@ class ControlRelay(Protocol):
 class LocalRelay:
     """One process: every live round is in its own registry, so there is nobody to ask."""
 
-    async def announce(self, matchup_id: uuid.UUID) -> None:
-        return None
-
-    async def withdraw(self, matchup_id: uuid.UUID) -> None:
-        return None
+    replica: str | None = None
 
     async def forward(self, request: ControlRequest) -> ControlOutcome:
         return ControlOutcome(False, UNKNOWN_MATCHUP)

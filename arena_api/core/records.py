@@ -56,6 +56,8 @@ class NewRound:
     categories: tuple[str, ...] = ()
     language: str = UNDETERMINED
     prompt_key: str = ""
+    #: The replica running it, when it is one of several (``REDIS_URL``).
+    replica: str | None = None
 
 
 @dataclass(frozen=True)

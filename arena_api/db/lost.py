@@ -2,14 +2,12 @@
 
 A replica of a cluster that stops without warning (killed, out of memory, its machine gone)
 takes the answers it was streaming with it: they were only in its memory. Another replica finds
-its rounds (``arena_api.cluster.janitor``) and stores, for every slot without an answer, an empty
-one marked ``replica_lost``, so each round has both its rows, like a round a stop cut short.
+its rounds by ``matchups.replica`` (``arena_api.cluster.janitor``) and stores, for every slot
+without an answer, an empty one marked ``replica_lost``, so each round has both its rows, like a
+round a stop cut short.
 """
 
 from __future__ import annotations
-
-import uuid
-from collections.abc import Sequence
 
 import asyncpg
 
@@ -26,14 +24,16 @@ SELECT gen_random_uuid(), m.id, s.slot,
        CASE s.slot WHEN 'A' THEN m.model_a_id ELSE m.model_b_id END,
        '', 0, 0, 0, 'estimated', 0, $2
 FROM matchups AS m CROSS JOIN (VALUES ('A'), ('B')) AS s (slot)
-WHERE m.id = ANY($1::uuid[])
+WHERE m.replica = $1
+  AND m.created_at > now() - make_interval(secs => $3)
+  AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.matchup_id = m.id AND r.slot = s.slot)
 ON CONFLICT (matchup_id, slot) DO NOTHING
 """
+#: Rounds older than this have long ended, one way or another: not looked at.
+HORIZON_S = 86_400.0
 
 
-async def mark_lost_rounds(pool: asyncpg.Pool, matchup_ids: Sequence[uuid.UUID]) -> int:
-    """Store the missing answers of ``matchup_ids`` as lost; how many were missing."""
-    if not matchup_ids:
-        return 0
-    status = await pool.execute(_MARK, list(matchup_ids), REPLICA_LOST)
+async def mark_lost_rounds(pool: asyncpg.Pool, replica: str) -> int:
+    """Store the missing answers of the rounds ``replica`` ran as lost; how many were missing."""
+    status = await pool.execute(_MARK, replica, REPLICA_LOST, HORIZON_S)
     return int(status.rsplit(" ", 1)[-1])

@@ -188,8 +188,8 @@ WITH conversation AS (
 ), matchup AS (
   INSERT INTO matchups (id, prompt, model_a_id, model_b_id, slot_a_model_id, slot_b_model_id,
                         slot_a_provider_model_id, slot_b_provider_model_id, matchup_token_hash,
-                        harness_version, mode, categories, language, prompt_key)
-  VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18, $19, $20)
+                        harness_version, mode, categories, language, prompt_key, replica)
+  VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18, $19, $20, $21)
   RETURNING id
 )
 INSERT INTO turns (id, conversation_id, matchup_id, parent_response_id, turn_index, prompt)
@@ -290,6 +290,7 @@ class PostgresRepository:
                     list(new.categories),
                     new.language,
                     new.prompt_key,
+                    new.replica,
                 )
         except asyncpg.UniqueViolationError as exc:
             if (exc.constraint_name or "").startswith("turns_"):

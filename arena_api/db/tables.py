@@ -143,6 +143,8 @@ matchups = Table(
     Column("categories", ARRAY(Text), nullable=True),
     Column("language", Text, nullable=True),
     Column("prompt_key", Text, nullable=True),
+    #: The replica that ran the round (``REDIS_URL``); NULL in one process (migration 0016).
+    Column("replica", Text, nullable=True),
     Column("steers", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
     _created_at(),
     CheckConstraint("model_a_id <> model_b_id", name="distinct_models"),
@@ -152,6 +154,12 @@ matchups = Table(
     Index("matchups_named_idx", "id", postgresql_where=text("mode = 'named'")),
     Index("matchups_shadow_idx", "created_at", postgresql_where=text("mode = 'shadow'")),
     Index("matchups_unclassified_idx", "id", postgresql_where=text("categories IS NULL")),
+    Index(
+        "matchups_replica_idx",
+        "replica",
+        "created_at",
+        postgresql_where=text("replica IS NOT NULL"),
+    ),
 )
 
 responses = Table(

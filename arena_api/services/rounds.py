@@ -398,7 +398,7 @@ class ArenaService:
             started = MatchupStarted(
                 matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
             )
-            return await self._launch(
+            return self._launch(
                 started, runs, messages, persisted=False, token=None, plan=plan, options=options
             )
 
@@ -448,6 +448,7 @@ class ArenaService:
                 categories=classify(request.prompt, turn_index=turn_index),
                 language=self._language(request.prompt),
                 prompt_key=prompt_key(request.prompt),
+                replica=self._relay.replica,
             )
         )
         named = request.models is not None
@@ -466,7 +467,7 @@ class ArenaService:
             if named
             else None,
         )
-        return await self._launch(
+        return self._launch(
             started, runs, messages, persisted=True, token=token, plan=plan, options=options
         )
 
@@ -487,7 +488,7 @@ class ArenaService:
         except ProviderUnavailable as exc:
             raise RoundConfigError(str(exc), status=500, code="provider_unavailable") from None
 
-    async def _launch(
+    def _launch(
         self,
         started: MatchupStarted,
         runs: tuple[SlotRun, ...],
@@ -506,11 +507,6 @@ class ArenaService:
         channel = SlotChannel(frozenset(started.slots), self._max_queued)
         round_ = _Round(matchup_id, started, runs, persisted, live, [channel])
         self.registry.register(matchup_id, live)
-        try:
-            await self._relay.announce(matchup_id)
-        except BaseException:
-            self.registry.release(matchup_id)
-            raise
         task = asyncio.create_task(self._pump(round_, messages))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -561,7 +557,6 @@ class ArenaService:
             round_.fail(RunError(code="stream_failed", message="The round failed"))
         finally:
             self.registry.release(round_.matchup_id)
-            await self._relay.withdraw(round_.matchup_id)
             for channel in round_.channels:
                 channel.end()
 
@@ -601,8 +596,14 @@ class ArenaService:
         self._observer.control_action(request.action, outcome.ok)
         return outcome
 
+    def control_if_here(self, request: ControlRequest) -> ControlOutcome | None:
+        """What the relay asks for another replica: ``None`` when the round does not run here."""
+        if self.registry.get(request.matchup_id) is None:
+            return None
+        return self.control_here(request)
+
     def control_here(self, request: ControlRequest) -> ControlOutcome:
-        """A stop or steer of a round this process runs (the relay's handler, too)."""
+        """A stop or steer of a round this process runs."""
         if not self._control_allowed(request.matchup_id, request.token):
             return ControlOutcome(False, "the matchup token does not match this matchup")
         if request.action == "stop":

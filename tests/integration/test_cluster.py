@@ -131,16 +131,15 @@ async def test_a_replica_that_does_not_answer_times_out_with_its_code(
         one,
         _,
     ):
-        # A replica that listens but never answers (hung), and one that is gone.
-        await redis.set(f"arena:round:{matchup}", "hung")
+        # A third replica that hears requests but never answers (hung)...
         async with redis.pubsub() as hung:
-            await hung.subscribe("arena:replica:hung")
+            await hung.subscribe("arena:replicas")
             asked_at = time.monotonic()
             timed_out = await _control(one, {"type": "stop", "matchupId": matchup})
             waited = time.monotonic() - asked_at
-        await redis.set(f"arena:round:{matchup}", "gone")
+        # ... and once it is gone, every replica left says no round of that id runs there.
         asked_at = time.monotonic()
-        gone = await _control(one, {"type": "stop", "matchupId": matchup})
+        unknown = await _control(one, {"type": "stop", "matchupId": matchup})
         answered_in = time.monotonic() - asked_at
     await redis.aclose()
 
@@ -152,7 +151,7 @@ async def test_a_replica_that_does_not_answer_times_out_with_its_code(
         "code": "cluster_timeout",
     }
     assert 0.3 <= waited < 2
-    assert gone["ok"] is False and gone["reason"] == "unknown or finished matchup"
+    assert unknown["ok"] is False and unknown["reason"] == "unknown or finished matchup"
     assert answered_in < 0.3
 
 
@@ -297,11 +296,16 @@ async def test_the_rounds_of_a_replica_that_died_get_their_missing_answers_marke
     async with replicas(db, database_url, tmp_path, redis_url) as (one, _):
         _, frames = await one.chat()
         matchup = uuid.UUID(frames[0][1]["matchupId"])
-        # As if a replica had died while streaming it: no answers stored, listed as its round,
-        # and no heartbeat.
+        replica = await one.scalar("SELECT replica FROM matchups WHERE id = :m", m=matchup)
+        _, finished = await one.chat()
+        # As if a replica had died while streaming the first round: no answers stored, the
+        # round is its own, it is listed as running, and it has no heartbeat.
         async with db.begin() as conn:
             await conn.execute(text("DELETE FROM responses WHERE matchup_id = :m"), {"m": matchup})
-        await redis.sadd("arena:replica:dead:rounds", str(matchup))
+            await conn.execute(
+                text("UPDATE matchups SET replica = 'dead' WHERE id = :m"), {"m": matchup}
+            )
+        await redis.sadd("arena:replicas", "dead")
         rows: list[Any] = []
         for _ in range(100):
             rows = await one.rows(
@@ -311,11 +315,17 @@ async def test_the_rounds_of_a_replica_that_died_get_their_missing_answers_marke
             if rows:
                 break
             await asyncio.sleep(0.1)
-        leftover = await redis.exists("arena:replica:dead:rounds")
+        listed = await redis.smembers("arena:replicas")
+        untouched = await one.rows(
+            "SELECT error FROM responses WHERE matchup_id = :m",
+            m=uuid.UUID(finished[0][1]["matchupId"]),
+        )
     await redis.aclose()
 
     assert [(r.slot, r.content, r.error) for r in rows] == [
         ("A", "", "replica_lost"),
         ("B", "", "replica_lost"),
     ]
-    assert leftover == 0
+    assert b"dead" not in listed and len(listed) == 2
+    assert isinstance(replica, str) and len(replica) == 16
+    assert [r.error for r in untouched] == [None, None]

@@ -116,6 +116,7 @@ _SUMMARIES = (
         "0012",
         "0013",
         "0014",
+        "0015",
     ],
 )
 async def test_a_database_with_data_at_any_earlier_revision_upgrades_to_head_keeping_it(
