@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -17,12 +19,13 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.cluster import ClusterUnavailable, open_cluster
+from arena_api.core.join import join_scope
 from arena_api.settings import SettingsError
-from tests.integration.arena_harness import Arena, serve_arena
+from tests.integration.arena_harness import SECRET, Arena, serve_arena
 from tests.integration.test_control import Reader
 from tests.integration.test_control import _control as control_messages
 from tests.integration.test_join import Frames, _body, _post, _slots_seen
-from tests.support import free_port, make_settings
+from tests.support import free_port, make_settings, parse_sse
 
 SLOW = {"ARENA_MOCK_TOKENS_PER_SECOND": "20", "ARENA_MOCK_TOKENS": "400"}
 
@@ -329,3 +332,59 @@ async def test_the_rounds_of_a_replica_that_died_get_their_missing_answers_marke
     assert b"dead" not in listed and len(listed) == 2
     assert isinstance(replica, str) and len(replica) == 16
     assert [r.error for r in untouched] == [None, None]
+
+
+@pytest.mark.parametrize("who", ["leader", "follower"])
+async def test_one_sibling_disconnecting_on_its_replica_leaves_the_other_and_the_record_intact(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str, who: str
+) -> None:
+    env = {"ARENA_MOCK_TOKENS_PER_SECOND": "40", "ARENA_MOCK_TOKENS": "20"}
+    async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
+        leaving = asyncio.Event()
+        staying: list[Frames] = []
+
+        async def sibling(arena: Arena, first: bool) -> None:
+            if not first:
+                await asyncio.sleep(0.1)  # the first request becomes the leader
+            async with arena.client.stream("POST", "/api/arena/chat", json=_body("k")) as r:
+                text = ""
+                async for chunk in r.aiter_text():
+                    text += chunk
+                    if (first == (who == "leader")) and "event: token" in text:
+                        leaving.set()
+                        return
+                staying.append(parse_sse(text))
+
+        await asyncio.gather(sibling(one, True), sibling(two, False))
+        for _ in range(100):
+            if await one.scalar("SELECT count(*) FROM responses") == 2:
+                break
+            await asyncio.sleep(0.05)
+        stored = await one.rows("SELECT slot, content, error FROM responses ORDER BY slot")
+
+    assert leaving.is_set()
+    assert staying[0][-1][0] == "matchup_done"
+    assert [(r.slot, r.error) for r in stored] == [("A", None), ("B", None)]
+    assert all(r.content for r in stored)
+
+
+async def test_a_follower_whose_leader_replica_is_gone_gets_the_leader_timeout_at_once(
+    db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
+) -> None:
+    body = _body("orphan")
+    secret = hmac.new(SECRET.encode(), b"arena-join-scope", hashlib.sha256).digest()
+    scope = join_scope(secret, body["sessionId"], None, body["prompt"], body["joinKey"])
+    redis = Redis.from_url(redis_url)
+    async with replicas(db, database_url, tmp_path, redis_url) as (one, _):
+        # A leader claimed the scope on a replica that died before it handed the round over.
+        await redis.hset(
+            f"arena:join:{scope}",
+            mapping={"slot": "A", "leader": "gone", "lid": "x", "followed": 0},
+        )
+        asked_at = time.monotonic()
+        status, _, error = await _post(one, body)
+        waited = time.monotonic() - asked_at
+    await redis.aclose()
+
+    assert (status, error["code"]) == (504, "join_leader_timeout")
+    assert waited < 5  # not the window + 30 s a live but silent leader would get
