@@ -20,7 +20,7 @@ import logging
 import os
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
@@ -279,7 +279,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         )
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
-        await shared.start(arena)
+        shared.start(arena)
         repository = PostgresRepository(engine, pool)
         reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))
         chat = OpenAiChatService(
@@ -346,12 +346,12 @@ class _SharedState:
     cluster: Cluster | None = None
     #: One auto-judgement per interval over every replica (``ARENA_AUTOJUDGE_RATE``).
     autojudge_pace: Limiter | None = None
-    _relay_start: Callable[[ArenaService], Awaitable[None]] | None = None
+    _serve: Callable[[ArenaService], None] | None = None
 
-    async def start(self, arena: ArenaService) -> None:
+    def start(self, arena: ArenaService) -> None:
         """Begin answering other replicas (once ``arena`` can act on its rounds)."""
-        if self._relay_start is not None:
-            await self._relay_start(arena)
+        if self._serve is not None:
+            self._serve(arena)
 
 
 @contextlib.asynccontextmanager
@@ -372,10 +372,6 @@ async def _shared_state(
     async with open_cluster(settings.redis_url, settings.cluster_timeout_ms / 1000) as cluster:
         bus = ReplicaBus(cluster)
         relay = RedisControlRelay(bus)
-
-        async def start(arena: ArenaService) -> None:
-            relay.serve(arena.control_if_here)
-
         await bus.start()
         janitor = asyncio.create_task(
             RoundJanitor(bus, functools.partial(mark_lost_rounds, pool)).run(), name="janitor"
@@ -401,7 +397,7 @@ async def _shared_state(
                     (Limit(1, 60.0 / settings.autojudge_rate),) if settings.autojudge_rate else (),
                     name="autojudge",
                 ),
-                _relay_start=start,
+                _serve=lambda arena: relay.serve(arena.control_if_here),
             )
         finally:
             janitor.cancel()
