@@ -25,7 +25,7 @@ from tests.integration.arena_harness import SECRET, Arena, serve_arena
 from tests.integration.test_control import Reader
 from tests.integration.test_control import _control as control_messages
 from tests.integration.test_join import Frames, _body, _post, _slots_seen
-from tests.support import free_port, make_settings, parse_sse
+from tests.support import RedisServer, free_port, make_settings, parse_sse
 
 SLOW = {"ARENA_MOCK_TOKENS_PER_SECOND": "20", "ARENA_MOCK_TOKENS": "400"}
 
@@ -388,3 +388,23 @@ async def test_a_follower_whose_leader_replica_is_gone_gets_the_leader_timeout_a
 
     assert (status, error["code"]) == (504, "join_leader_timeout")
     assert waited < 5  # not the window + 30 s a live but silent leader would get
+
+
+async def test_when_redis_goes_away_replicas_say_so_and_keep_what_needs_no_redis(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    env = {"ARENA_RATE_LIMIT": "100/minute", "ARENA_CLUSTER_TIMEOUT_MS": "500"}
+    with RedisServer(tmp_path) as redis:
+        async with replicas(db, database_url, tmp_path, redis.url, **env) as (one, two):
+            healthy = await one.client.get("/health")
+            redis.__exit__()  # Redis stops
+            unhealthy = await one.client.get("/health")
+            response, frames = await one.chat()  # the rate limit fails open
+            control = await _control(two, {"type": "stop", "matchupId": str(uuid.uuid4())})
+            joined = await one.client.post("/api/arena/chat", json=_body("no-redis"))
+
+    assert healthy.status_code == 200 and healthy.json()["redis"] == "reachable"
+    assert unhealthy.status_code == 503 and unhealthy.json()["redis"] == "unreachable"
+    assert response.status_code == 200 and frames[-1][0] == "matchup_done"
+    assert control["ok"] is False and control["code"] == "cluster_unavailable"
+    assert joined.status_code == 503 and joined.json()["code"] == "cluster_unavailable"
