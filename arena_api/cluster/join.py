@@ -49,9 +49,9 @@ from arena_api.core.join import (
     FollowerRole,
     JoinHandshake,
     LeaderRole,
+    ScopedJoins,
     SlotChannel,
     forwarded,
-    join_scope,
     refusal,
 )
 from arena_api.core.models import Slot
@@ -150,7 +150,7 @@ class _Leader:
     fid: str | None = None
 
 
-class RedisJoinBroker:
+class RedisJoinBroker(ScopedJoins):
     """The ``Joiner`` port over Redis, for replicas sharing one (see the module doc).
 
     Args:
@@ -171,9 +171,8 @@ class RedisJoinBroker:
         max_queued: int,
         leader_timeout_s: float | None = None,
     ) -> None:
+        super().__init__(window_s, secret)
         self._bus = bus
-        self._secret = secret
-        self.window_s = window_s
         self.max_pending = max_pending
         self._max_queued = max_queued
         self.leader_timeout_s = window_s + 30.0 if leader_timeout_s is None else leader_timeout_s
@@ -187,15 +186,6 @@ class RedisJoinBroker:
         bus.on("join_started", self._on_started)
         bus.on("join_events", self._on_events)
         bus.on("join_failed", self._on_failed)
-
-    @property
-    def enabled(self) -> bool:
-        return self.window_s > 0
-
-    def scope(
-        self, session_id: str, conversation_id: str | None, prompt: str, join_key: str
-    ) -> str:
-        return join_scope(self._secret, session_id, conversation_id, prompt, join_key)
 
     async def join(self, scope: str, slot: Slot | None = None) -> LeaderRole | FollowerRole:
         claim_id = secrets.token_hex(8)

@@ -58,6 +58,7 @@ __all__ = [
     "Joiner",
     "LeaderClaim",
     "LeaderRole",
+    "ScopedJoins",
     "SlotChannel",
     "forwarded",
     "join_scope",
@@ -359,7 +360,24 @@ def refusal(reason: str, slot: Slot | None = None) -> JoinError:
     )
 
 
-class JoinBroker:
+class ScopedJoins:
+    """What every broker shares: the join window and the key of the scopes."""
+
+    def __init__(self, window_s: float, secret: bytes) -> None:
+        self.window_s = window_s
+        self._secret = secret
+
+    @property
+    def enabled(self) -> bool:
+        return self.window_s > 0
+
+    def scope(
+        self, session_id: str, conversation_id: str | None, prompt: str, join_key: str
+    ) -> str:
+        return join_scope(self._secret, session_id, conversation_id, prompt, join_key)
+
+
+class JoinBroker(ScopedJoins):
     """Pairs sibling requests by scope. ``claim`` is synchronous; only the waits await.
 
     Args:
@@ -379,23 +397,13 @@ class JoinBroker:
         clock: Callable[[], float] = time.monotonic,
         secret: bytes | None = None,
     ) -> None:
-        self.window_s = window_s
+        super().__init__(window_s, secret or os.urandom(32))
         self.max_pending = max_pending
         self.leader_timeout_s = window_s + 30.0 if leader_timeout_s is None else leader_timeout_s
         self.clock = clock
-        self._secret = secret or os.urandom(32)
         self._pending: dict[str, _Pending] = {}
         # Released scopes, remembered so a late sibling is told why: (when, had a follower).
         self._closed: OrderedDict[str, tuple[float, bool]] = OrderedDict()
-
-    @property
-    def enabled(self) -> bool:
-        return self.window_s > 0
-
-    def scope(
-        self, session_id: str, conversation_id: str | None, prompt: str, join_key: str
-    ) -> str:
-        return join_scope(self._secret, session_id, conversation_id, prompt, join_key)
 
     def claim(self, scope: str, slot: Slot | None = None) -> LeaderClaim | FollowerClaim:
         """Assign this request's role in ``scope``. Never awaits, so roles cannot race.

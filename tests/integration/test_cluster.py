@@ -24,8 +24,8 @@ from arena_api.settings import SettingsError
 from tests.integration.arena_harness import SECRET, Arena, serve_arena
 from tests.integration.test_control import Reader
 from tests.integration.test_control import _control as control_messages
-from tests.integration.test_join import Frames, _body, _post, _slots_seen
-from tests.support import RedisServer, free_port, make_settings, parse_sse
+from tests.integration.test_join import Frames, _body, _post, _slots_seen, leave_one
+from tests.support import RedisServer, free_port, make_settings
 
 SLOW = {"ARENA_MOCK_TOKENS_PER_SECOND": "20", "ARENA_MOCK_TOKENS": "400"}
 
@@ -340,32 +340,7 @@ async def test_one_sibling_disconnecting_on_its_replica_leaves_the_other_and_the
 ) -> None:
     env = {"ARENA_MOCK_TOKENS_PER_SECOND": "40", "ARENA_MOCK_TOKENS": "20"}
     async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
-        leaving = asyncio.Event()
-        staying: list[Frames] = []
-
-        async def sibling(arena: Arena, first: bool) -> None:
-            if not first:
-                await asyncio.sleep(0.1)  # the first request becomes the leader
-            async with arena.client.stream("POST", "/api/arena/chat", json=_body("k")) as r:
-                text = ""
-                async for chunk in r.aiter_text():
-                    text += chunk
-                    if (first == (who == "leader")) and "event: token" in text:
-                        leaving.set()
-                        return
-                staying.append(parse_sse(text))
-
-        await asyncio.gather(sibling(one, True), sibling(two, False))
-        for _ in range(100):
-            if await one.scalar("SELECT count(*) FROM responses") == 2:
-                break
-            await asyncio.sleep(0.05)
-        stored = await one.rows("SELECT slot, content, error FROM responses ORDER BY slot")
-
-    assert leaving.is_set()
-    assert staying[0][-1][0] == "matchup_done"
-    assert [(r.slot, r.error) for r in stored] == [("A", None), ("B", None)]
-    assert all(r.content for r in stored)
+        await leave_one(one, two, who)
 
 
 async def test_a_follower_whose_leader_replica_is_gone_gets_the_leader_timeout_at_once(

@@ -119,38 +119,44 @@ async def test_pending_cap_refuses_new_unpaired_scopes(
     assert (status, error["code"]) == (503, "join_unavailable")
 
 
+async def leave_one(first: Arena, second: Arena, who: str) -> None:
+    """Siblings on ``first`` (the leader) and ``second``; the one named ``who`` hangs up after
+    its first token. The other one still ends its stream, and both answers are stored."""
+    leaving = asyncio.Event()
+    staying: list[Frames] = []
+
+    async def sibling(arena: Arena, leads: bool) -> None:
+        if not leads:
+            await asyncio.sleep(0.1)  # the first request becomes the leader
+        async with arena.client.stream("POST", "/api/arena/chat", json=_body("k")) as r:
+            text = ""
+            async for chunk in r.aiter_text():
+                text += chunk
+                if (leads == (who == "leader")) and "event: token" in text:
+                    leaving.set()
+                    return
+            staying.append(parse_sse(text))
+
+    await asyncio.gather(sibling(first, True), sibling(second, False))
+    for _ in range(100):
+        if await first.scalar("SELECT count(*) FROM responses") == 2:
+            break
+        await asyncio.sleep(0.05)
+    stored = await first.rows("SELECT slot, content, error FROM responses ORDER BY slot")
+
+    assert leaving.is_set()
+    assert staying[0][-1][0] == "matchup_done"
+    assert [(r.slot, r.error) for r in stored] == [("A", None), ("B", None)]
+    assert all(r.content for r in stored)
+
+
 @pytest.mark.parametrize("who", ["leader", "follower"])
 async def test_one_sibling_disconnecting_leaves_the_other_and_the_record_intact(
     db: AsyncEngine, database_url: str, tmp_path: Path, who: str
 ) -> None:
     env = {"ARENA_MOCK_TOKENS_PER_SECOND": "40", "ARENA_MOCK_TOKENS": "20"}
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
-        leaving = asyncio.Event()
-        staying: list[Frames] = []
-
-        async def sibling(first: bool) -> None:
-            if not first:
-                await asyncio.sleep(0.05)  # the first request becomes the leader
-            async with arena.client.stream("POST", "/api/arena/chat", json=_body("k")) as r:
-                text = ""
-                async for chunk in r.aiter_text():
-                    text += chunk
-                    if (first == (who == "leader")) and "event: token" in text:
-                        leaving.set()
-                        return
-                staying.append(parse_sse(text))
-
-        await asyncio.gather(sibling(True), sibling(False))
-        for _ in range(100):
-            if await arena.scalar("SELECT count(*) FROM responses") == 2:
-                break
-            await asyncio.sleep(0.05)
-        stored = await arena.rows("SELECT slot, content, error FROM responses ORDER BY slot")
-
-    assert leaving.is_set()
-    assert staying[0][-1][0] == "matchup_done"
-    assert [(r.slot, r.error) for r in stored] == [("A", None), ("B", None)]
-    assert all(r.content for r in stored)
+        await leave_one(arena, arena, who)
 
 
 async def test_a_failing_provider_fails_only_the_connection_of_its_slot(
