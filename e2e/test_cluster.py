@@ -412,7 +412,7 @@ async def test_a_replica_killed_mid_round(cluster: Cluster) -> None:
             "message": "The server running this round stopped",
         },
     )
-    assert follower_ended_in < 10
+    assert follower_ended_in < 12  # the heartbeat's 8 s, and a watch interval
     assert leader.broken and alone.broken  # their connections died with the replica
     assert stop["ok"] is False and stop["reason"] == "unknown or finished matchup"
     assert survivor.frames[-1][0] == "matchup_done"

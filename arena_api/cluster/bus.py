@@ -31,7 +31,9 @@ from arena_api.cluster import PREFIX, Cluster
 __all__ = ["ALIVE_TTL_S", "HEARTBEAT_S", "REPLICAS", "ReplicaBus", "alive_key"]
 
 HEARTBEAT_S = 1.0
-ALIVE_TTL_S = 4
+#: A replica whose loop stalls this long (less one beat) counts as dead, and the answers of its
+#: rounds in flight as lost: generous, since a live replica taken for dead loses them too.
+ALIVE_TTL_S = 8
 _RECONNECT_S = 1.0
 #: The ids of the replicas running (a set), and the channel they all listen on.
 REPLICAS = f"{PREFIX}replicas"
@@ -65,7 +67,6 @@ class ReplicaBus:
 
     async def start(self) -> None:
         await self._beat()
-        await self.redis.sadd(REPLICAS, self.replica)  # type: ignore[misc]
         self._tasks = [
             asyncio.create_task(self._listen(), name="replica-bus"),
             asyncio.create_task(self._heartbeat(), name="replica-heartbeat"),
@@ -111,7 +112,18 @@ class ReplicaBus:
             return True
 
     async def _beat(self) -> None:
-        await self.redis.set(alive_key(self.replica), "1", ex=ALIVE_TTL_S)
+        # The listing too, each time: a Redis that restarted (it keeps nothing) lists us again.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(alive_key(self.replica), "1", ex=ALIVE_TTL_S)
+            pipe.sadd(REPLICAS, self.replica)
+            _, relisted = await pipe.execute()
+        if relisted and self._tasks:
+            _log.warning(
+                "replica %s was not listed in Redis (Redis restarted, or this process stalled "
+                "for %d s and was taken for dead); listed again",
+                self.replica,
+                ALIVE_TTL_S,
+            )
 
     async def _heartbeat(self) -> None:
         while True:
