@@ -46,6 +46,14 @@ class SuitePrompt(BaseModel):
             raise ValueError("must not be blank")
         return value
 
+    @field_validator("prompt", "category", "reference")
+    @classmethod
+    def _storable(cls, value: str | None) -> str | None:
+        # As a round's prompt (core.requests): PostgreSQL's text cannot hold NUL.
+        if value is not None and "\x00" in value:
+            raise ValueError("must not contain NUL characters")
+        return value
+
 
 class Suite(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)

@@ -45,6 +45,11 @@ def _suites(tmp_path: Path, **files: str) -> Path:
             id="blank-prompt",
         ),
         pytest.param(
+            'name: x\nprompts:\n  - prompt: fine\n  - prompt: "a\\0b"\n',
+            "broken.yaml:4: prompts.1.prompt: Value error, must not contain NUL characters",
+            id="nul-in-prompt",
+        ),
+        pytest.param(
             "name: x\nprompts:\n  - prompt: fine\n    colour: red\n",
             "broken.yaml:4: prompts.0.colour: Extra inputs are not permitted",
             id="unknown-field",
