@@ -79,6 +79,7 @@ from arena_api.suites import SuiteLoad, load_suites
 
 if TYPE_CHECKING:
     from arena_api.cluster import Cluster
+    from arena_api.cluster.feeds import RedisFeeds
 
 __all__ = [
     "Services",
@@ -116,6 +117,8 @@ class Services:
     access: AccessService
     #: The shared Redis of a cluster of replicas (``REDIS_URL``); ``None`` in one process.
     cluster: Cluster | None = None
+    #: Where the UI's live feeds are shared with the other replicas (``arena_app.live``).
+    feed_store: RedisFeeds | None = None
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
 
@@ -325,6 +328,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             suites=suites,
             export=VoteExport(pool, export_salt(settings, secret)),
             cluster=shared.cluster,
+            feed_store=shared.feed_store,
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,
@@ -344,6 +348,7 @@ class _SharedState:
     relay: ControlRelay | None = None
     join: Joiner | None = None
     cluster: Cluster | None = None
+    feed_store: RedisFeeds | None = None
     #: One auto-judgement per interval over every replica (``ARENA_AUTOJUDGE_RATE``).
     autojudge_pace: Limiter | None = None
     _serve: Callable[[ArenaService], None] | None = None
@@ -362,10 +367,11 @@ async def _shared_state(
     if settings.redis_url is None:
         yield _SharedState(limiter=RateLimiter(settings.rate_limit))
         return
-    from arena_api.cluster import open_cluster
+    from arena_api.cluster import every, open_cluster
     from arena_api.cluster.bus import ReplicaBus
     from arena_api.cluster.control import RedisControlRelay
-    from arena_api.cluster.janitor import RoundJanitor
+    from arena_api.cluster.feeds import RedisFeeds
+    from arena_api.cluster.janitor import SWEEP_S, RoundJanitor
     from arena_api.cluster.join import RedisJoinBroker
     from arena_api.cluster.limits import RedisRateLimiter
 
@@ -373,9 +379,8 @@ async def _shared_state(
         bus = ReplicaBus(cluster)
         relay = RedisControlRelay(bus)
         await bus.start()
-        janitor = asyncio.create_task(
-            RoundJanitor(bus, functools.partial(mark_lost_rounds, pool)).run(), name="janitor"
-        )
+        sweep = RoundJanitor(bus, functools.partial(mark_lost_rounds, pool)).sweep
+        janitor = asyncio.create_task(every(SWEEP_S, sweep, "round janitor"), name="janitor")
         try:
             yield _SharedState(
                 limiter=RedisRateLimiter(cluster.redis, settings.rate_limit),
@@ -392,12 +397,13 @@ async def _shared_state(
                     max_queued=settings.join_max_queued_events,
                 ),
                 cluster=cluster,
+                feed_store=RedisFeeds(cluster.redis),
                 autojudge_pace=RedisRateLimiter(
-                    cluster.redis,
-                    (Limit(1, 60.0 / settings.autojudge_rate),) if settings.autojudge_rate else (),
-                    name="autojudge",
-                ),
-                _serve=lambda arena: relay.serve(arena.control_if_here),
+                    cluster.redis, (Limit(1, 60.0 / settings.autojudge_rate),), name="autojudge"
+                )
+                if settings.autojudge_rate
+                else None,
+                _serve=lambda arena: relay.serve(arena.control_here),
             )
         finally:
             janitor.cancel()

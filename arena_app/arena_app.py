@@ -33,11 +33,8 @@ async def open_services() -> AsyncIterator[None]:
     stalling every stream in the process.
     """
     async with services_lifespan(api):
-        cluster = services().cluster
-        if cluster is not None:  # the page's feed request may reach another replica
-            from arena_api.cluster.feeds import RedisFeeds
-
-            feeds.share(RedisFeeds(cluster.redis))
+        # With several replicas, the page's feed request may reach another one.
+        feeds.share(services().feed_store)
         gc.collect()
         gc.freeze()
         yield

@@ -125,7 +125,7 @@ class LiveFeed:
     async def follow(self, seen: dict[str, int] | None = None) -> AsyncIterator[bytes]:
         """The text so far (past what a reconnecting page has ``seen``), then every piece until
         the round ends. Pieces that queued up while the page read are sent in one write."""
-        seen = seen or {slot: 0 for slot in SLOTS}
+        seen = seen or resume_point(None)
         queue: asyncio.Queue[bytes | None] = asyncio.Queue()
         for slot, parts in self._texts.items():
             text = _unseen(slot, "".join(parts), 0, seen)

@@ -3,10 +3,16 @@
 With ``REDIS_URL`` set, every replica behind a load balancer (no sticky sessions) shares, through
 one Redis:
 
+* each replica's inbox and heartbeat (``bus.ReplicaBus``), over which the others talk to it;
 * the rate limits' windows (``limits.RedisRateLimiter``), so a client's budget is the
-  deployment's, not one replica's;
+  deployment's, not one replica's (wrong passphrases and the auto-judge's pace too);
 * the control plane (``control.RedisControlRelay``): a stop or steer that reaches a replica which
-  does not run the round is carried to the one that does, and its ack brought back.
+  does not run the round is carried to the one that does, and its ack brought back;
+* slot join (``join.RedisJoinBroker``): siblings on different replicas share one matchup;
+* live feeds (``feeds.RedisFeeds``): a page's feed is readable from any replica;
+* the rounds of a replica that died (``janitor.RoundJanitor``): their missing answers marked.
+
+Reflex keeps the UI's state in the same Redis (``rxconfig.py``).
 
 PostgreSQL stays the store of record; Redis holds only what lives as long as a round or a rate
 window, and every key expires. Without ``REDIS_URL`` none of this is imported or started, and one
@@ -17,10 +23,11 @@ Keys and channels all start with ``arena:``. Each replica has a random id for it
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from redis.asyncio import Redis
@@ -28,7 +35,7 @@ from redis.exceptions import RedisError
 
 from arena_api.core.errors import ArenaError
 
-__all__ = ["PREFIX", "Cluster", "ClusterUnavailable", "open_cluster"]
+__all__ = ["PREFIX", "Cluster", "ClusterUnavailable", "every", "open_cluster"]
 
 PREFIX = "arena:"
 _log = logging.getLogger(__name__)
@@ -45,6 +52,25 @@ class Cluster:
     redis: Redis
     replica: str
     timeout_s: float
+
+    async def reachable(self) -> bool:
+        """Redis answers a PING within 2 s."""
+        try:
+            async with asyncio.timeout(2):
+                await self.redis.ping()  # type: ignore[misc]
+            return True
+        except (RedisError, OSError, TimeoutError):
+            return False
+
+
+async def every(period_s: float, step: Callable[[], Awaitable[object]], what: str) -> None:
+    """Run ``step`` every ``period_s`` seconds until cancelled; Redis failing is logged."""
+    while True:
+        await asyncio.sleep(period_s)
+        try:
+            await step()
+        except (RedisError, OSError) as exc:
+            _log.warning("%s: Redis unavailable (%s)", what, exc)
 
 
 @contextlib.asynccontextmanager

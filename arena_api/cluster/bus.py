@@ -26,7 +26,7 @@ from typing import Any
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from arena_api.cluster import PREFIX, Cluster
+from arena_api.cluster import PREFIX, Cluster, every
 
 __all__ = ["ALIVE_TTL_S", "HEARTBEAT_S", "REPLICAS", "ReplicaBus", "alive_key"]
 
@@ -69,7 +69,7 @@ class ReplicaBus:
         await self._beat()
         self._tasks = [
             asyncio.create_task(self._listen(), name="replica-bus"),
-            asyncio.create_task(self._heartbeat(), name="replica-heartbeat"),
+            asyncio.create_task(every(HEARTBEAT_S, self._beat, "heartbeat"), name="heartbeat"),
         ]
         await self._subscribed.wait()
 
@@ -124,14 +124,6 @@ class ReplicaBus:
                 self.replica,
                 ALIVE_TTL_S,
             )
-
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            try:
-                await self._beat()
-            except (RedisError, OSError) as exc:
-                _log.error("replica heartbeat failed: %s", exc)
 
     async def _listen(self) -> None:
         while True:

@@ -10,11 +10,8 @@ the next sweep. A replica that stops normally leaves the list itself (its rounds
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-
-from redis.exceptions import RedisError
 
 from arena_api.cluster.bus import REPLICAS, ReplicaBus, alive_key
 
@@ -33,20 +30,12 @@ MarkLost = Callable[[str], Awaitable[int]]
 
 
 class RoundJanitor:
-    """Sweeps for dead replicas, for as long as ``run`` runs."""
+    """Sweeps for dead replicas (``sweep``, every ``SWEEP_S`` seconds)."""
 
     def __init__(self, bus: ReplicaBus, mark_lost: MarkLost) -> None:
         self._bus = bus
         self._mark_lost = mark_lost
         self._take = bus.redis.register_script(_TAKE)
-
-    async def run(self) -> None:
-        while True:
-            await asyncio.sleep(SWEEP_S)
-            try:
-                await self.sweep()
-            except (RedisError, OSError) as exc:
-                _log.warning("round janitor: Redis unavailable (%s)", exc)
 
     async def sweep(self) -> int:
         """Mark the rounds of every dead replica; how many answers were marked lost."""

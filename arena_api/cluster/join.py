@@ -41,7 +41,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 from redis.exceptions import RedisError
 
-from arena_api.cluster import PREFIX
+from arena_api.cluster import PREFIX, ClusterUnavailable
 from arena_api.cluster.bus import HEARTBEAT_S, ReplicaBus
 from arena_api.core.errors import ArenaError
 from arena_api.core.events import MatchupStarted, PublicEvent, RunError
@@ -122,12 +122,6 @@ def _keys(scope: str) -> list[str]:
     return [f"{PREFIX}join:{scope}", f"{PREFIX}join:closed:{scope}", _PENDING]
 
 
-def _unreachable() -> ArenaError:
-    return ArenaError(
-        "Slot join needs Redis, which cannot be reached", status=503, code="cluster_unavailable"
-    )
-
-
 @dataclass
 class _Follower:
     """A follower streaming here: its slot's channel and the leader's handover."""
@@ -137,7 +131,6 @@ class _Follower:
     handshake: asyncio.Future[JoinHandshake] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
     )
-    watchdog: asyncio.Task[None] | None = None
 
 
 @dataclass
@@ -201,7 +194,7 @@ class RedisJoinBroker(ScopedJoins):
             ]
         except (RedisError, OSError):
             self._leaders.pop(claim_id, None)
-            raise _unreachable() from None
+            raise ClusterUnavailable("Slot join needs Redis, which cannot be reached") from None
         if outcome[0] == "leader":
             return _RedisLeader(self, scope, claim_id, leader, "B" if outcome[1] == "B" else "A")
         self._leaders.pop(claim_id, None)
@@ -261,9 +254,8 @@ class RedisJoinBroker(ScopedJoins):
         await self._forget(scope)
         if leader.follower is None:
             return
-        error = forwarded(error)
-        body = {"id": leader.fid, "status": error.status, "code": error.code}
-        body["message"] = error.message
+        told = forwarded(error)
+        body = {"id": leader.fid, "status": told.status, "code": told.code, "message": told.message}
         with contextlib.suppress(RedisError, OSError):
             await self._bus.send(leader.follower, "join_failed", body)
 
@@ -289,7 +281,7 @@ class RedisJoinBroker(ScopedJoins):
         if handshake is None:
             self._followers.pop(claim_id, None)
             raise refusal("leader_timeout")
-        follower.watchdog = asyncio.create_task(self._watch(claim_id, follower))
+        self._spawn(self._watch(claim_id, follower))
         return handshake
 
     async def _watch(self, claim_id: str, follower: _Follower) -> None:

@@ -3,9 +3,7 @@ and (one replica of several) can it reach the Redis the replicas share."""
 
 from __future__ import annotations
 
-import asyncio
 import time
-from typing import Any
 
 from sqlalchemy import text
 from starlette.requests import Request
@@ -28,7 +26,7 @@ async def health(request: Request) -> JSONResponse:
     except Exception:  # any driver or network failure means "not reachable" here
         current, reachable = None, False
     draining = services.arena.draining
-    redis = None if services.cluster is None else await _redis(services.cluster.redis)
+    redis = None if services.cluster is None else await services.cluster.reachable()
     healthy = reachable and current == head and not draining and redis is not False
     body: dict[str, object] = {
         # A load balancer stops sending work to a server that is shutting down.
@@ -41,16 +39,6 @@ async def health(request: Request) -> JSONResponse:
     if redis is not None:
         body["redis"] = "reachable" if redis else "unreachable"
     return JSONResponse(body, status_code=200 if healthy else 503)
-
-
-async def _redis(client: Any) -> bool:
-    """A PING answered within 2 s (the UI's state, joins and stop/steer all need it)."""
-    try:
-        async with asyncio.timeout(2):
-            await client.ping()
-        return True
-    except Exception:  # any client or network failure means "not reachable" here
-        return False
 
 
 routes: list[BaseRoute] = [Route("/health", health, methods=["GET", "HEAD"], name="health")]

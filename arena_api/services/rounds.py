@@ -589,21 +589,15 @@ class ArenaService:
 
     async def control(self, request: ControlRequest) -> ControlOutcome:
         """A stop or steer, here when this process runs the round, else where it runs."""
-        if self.registry.get(request.matchup_id) is None:
-            outcome = await self._relay.forward(request)
-        else:
-            outcome = self.control_here(request)
+        outcome = self.control_here(request) or await self._relay.forward(request)
         self._observer.control_action(request.action, outcome.ok)
         return outcome
 
-    def control_if_here(self, request: ControlRequest) -> ControlOutcome | None:
-        """What the relay asks for another replica: ``None`` when the round does not run here."""
+    def control_here(self, request: ControlRequest) -> ControlOutcome | None:
+        """A stop or steer of a round this process runs; ``None`` when it does not run here
+        (what the relay asks on behalf of another replica, too)."""
         if self.registry.get(request.matchup_id) is None:
             return None
-        return self.control_here(request)
-
-    def control_here(self, request: ControlRequest) -> ControlOutcome:
-        """A stop or steer of a round this process runs."""
         if not self._control_allowed(request.matchup_id, request.token):
             return ControlOutcome(False, "the matchup token does not match this matchup")
         if request.action == "stop":
