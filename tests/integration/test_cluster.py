@@ -22,7 +22,7 @@ from arena_api.cluster import ClusterUnavailable, open_cluster
 from arena_api.core.join import join_scope
 from arena_api.settings import SettingsError
 from tests.integration.arena_harness import SECRET, Arena, serve_arena
-from tests.integration.test_control import Reader
+from tests.integration.test_control import Reader, stop_round
 from tests.integration.test_control import _control as control_messages
 from tests.integration.test_join import Frames, _body, _post, _slots_seen, leave_one
 from tests.support import RedisServer, free_port, make_settings
@@ -51,26 +51,14 @@ async def test_a_stop_sent_to_the_other_replica_stops_the_round(
     db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
 ) -> None:
     async with replicas(db, database_url, tmp_path, redis_url, **SLOW) as (one, two):
-        reader = Reader(one, {"prompt": "long answer please"})
-        await reader.started.wait()
-        matchup = reader.frames[0][1]["matchupId"]
-        stopped_at = time.monotonic()
+        stopped = await stop_round(one, two)
+    matchup = stopped.matchup
 
-        reply = await _control(two, {"type": "stop", "matchupId": matchup})
-        await asyncio.wait_for(reader.task, timeout=5)
-        ended_after = time.monotonic() - stopped_at
-        for _ in range(40):
-            if await one.scalar("SELECT count(*) FROM responses") == 2:
-                break
-            await asyncio.sleep(0.05)
-        errors = await one.rows("SELECT error FROM responses")
-        again = await _control(two, {"type": "stop", "matchupId": matchup})
-
-    assert reply == {"type": "stopped", "matchupId": matchup, "ok": True}
-    assert ended_after < 2
-    assert reader.frames[-1][0] == "matchup_done"
-    assert [row.error for row in errors] == ["stopped", "stopped"]
-    assert again == {
+    assert stopped.reply == {"type": "stopped", "matchupId": matchup, "ok": True}
+    assert stopped.ended_after < 2
+    assert stopped.reader.frames[-1][0] == "matchup_done"
+    assert [row.error for row in stopped.stored] == ["stopped", "stopped"]
+    assert stopped.again == {
         "type": "stopped",
         "matchupId": matchup,
         "ok": False,

@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,32 +50,49 @@ class Reader:
         return parse_sse(self.text)
 
 
+@dataclass
+class Stopped:
+    """A round ``runner`` streams, stopped through ``asker``'s control plane, and stopped again."""
+
+    matchup: str
+    reply: dict[str, Any]
+    ended_after: float
+    reader: Reader
+    stored: list[Any]
+    again: dict[str, Any]
+
+
+async def stop_round(runner: Arena, asker: Arena) -> Stopped:
+    reader = Reader(runner, {"prompt": "long answer please"})
+    await reader.started.wait()
+    matchup = reader.frames[0][1]["matchupId"]
+    stopped_at = time.monotonic()
+
+    reply = await _control(asker, {"type": "stop", "matchupId": matchup})
+    await asyncio.wait_for(reader.task, timeout=5)
+    ended_after = time.monotonic() - stopped_at
+    for _ in range(40):
+        if await runner.scalar("SELECT count(*) FROM responses") == 2:
+            break
+        await asyncio.sleep(0.05)
+    stored = await runner.rows("SELECT content, error FROM responses")
+    again = await _control(asker, {"type": "stop", "matchupId": matchup})
+    return Stopped(matchup, reply[0], ended_after, reader, stored, again[0])
+
+
 async def test_stop_ends_both_slots_promptly_and_keeps_what_was_produced(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     async with serve_arena(db, database_url, tmp_path, **SLOW) as arena:
-        reader = Reader(arena, {"prompt": "long answer please"})
-        await reader.started.wait()
-        matchup = reader.frames[0][1]["matchupId"]
-        stopped_at = time.monotonic()
-
-        reply = await _control(arena, {"type": "stop", "matchupId": matchup})
-        await asyncio.wait_for(reader.task, timeout=5)
-        ended_after = time.monotonic() - stopped_at
-        for _ in range(40):
-            if await arena.scalar("SELECT count(*) FROM responses") == 2:
-                break
-            await asyncio.sleep(0.05)
-        stored = await arena.rows("SELECT content, error FROM responses")
-        again = await _control(arena, {"type": "stop", "matchupId": matchup})
+        stopped = await stop_round(arena, arena)
         running = arena.service.running_rounds
 
-    assert reply == [{"type": "stopped", "matchupId": matchup, "ok": True}]
-    assert ended_after < 2
-    assert reader.frames[-1][0] == "matchup_done"
-    assert [row.error for row in stored] == ["stopped", "stopped"]
-    assert all(0 < len(row.content) for row in stored)
-    assert again[0]["ok"] is False and running == 0
+    assert stopped.reply == {"type": "stopped", "matchupId": stopped.matchup, "ok": True}
+    assert stopped.ended_after < 2
+    assert stopped.reader.frames[-1][0] == "matchup_done"
+    assert [row.error for row in stopped.stored] == ["stopped", "stopped"]
+    assert all(0 < len(row.content) for row in stopped.stored)
+    assert stopped.again["ok"] is False and running == 0
 
 
 async def test_stop_on_a_joined_matchup_stops_both_siblings(

@@ -135,6 +135,17 @@ async def test_a_suite_run_judges_every_prompt_and_two_runs_diff(
     assert again.status_code == 409 and again.json()["code"] == "suite_run_not_resumable"
 
 
+async def _start_and_wait_for_a_result(arena: Arena) -> tuple[str, dict[str, Any]]:
+    """Start the smoke suite; its id and its progress once its first prompt has a result."""
+    run_id = (await arena.client.post("/api/suites/smoke/run")).json()["runId"]
+    for _ in range(200):
+        progress = (await arena.client.get(f"/api/suites/runs/{run_id}")).json()
+        if progress["completed"] >= 1:
+            break
+        await asyncio.sleep(0.05)
+    return run_id, progress
+
+
 async def test_a_run_cut_short_by_a_restart_is_interrupted_and_resumes_where_it_stopped(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
@@ -146,12 +157,7 @@ async def test_a_run_cut_short_by_a_restart_is_interrupted_and_resumes_where_it_
         "ARENA_MOCK_TOKENS": "10",
     }
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
-        run_id = (await arena.client.post("/api/suites/smoke/run")).json()["runId"]
-        for _ in range(200):
-            progress = (await arena.client.get(f"/api/suites/runs/{run_id}")).json()
-            if progress["completed"] >= 1:
-                break
-            await asyncio.sleep(0.05)
+        run_id, progress = await _start_and_wait_for_a_result(arena)
     assert 1 <= progress["completed"] < 4
 
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
@@ -176,12 +182,7 @@ async def test_a_drain_interrupts_a_run_and_fails_none_of_its_prompts(
         "ARENA_MOCK_TOKENS": "10",
     }
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
-        run_id = (await arena.client.post("/api/suites/smoke/run")).json()["runId"]
-        for _ in range(200):
-            progress = (await arena.client.get(f"/api/suites/runs/{run_id}")).json()
-            if progress["completed"] >= 1:
-                break
-            await asyncio.sleep(0.05)
+        run_id, progress = await _start_and_wait_for_a_result(arena)
         drained = await arena.client.post(
             "/_arena/drain", headers={"x-arena-internal": "drain-token-0123456789"}
         )
