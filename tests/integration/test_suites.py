@@ -135,6 +135,16 @@ async def test_a_suite_run_judges_every_prompt_and_two_runs_diff(
     assert again.status_code == 409 and again.json()["code"] == "suite_run_not_resumable"
 
 
+def _slow_smoke(tmp_path: Path) -> dict[str, str]:
+    """The smoke suite at about half a second a round: time to stop a run in its middle."""
+    folder = _suites(tmp_path, **{"smoke.yaml": SUITE})
+    return {
+        "ARENA_SUITES_DIR": str(folder),
+        "ARENA_MOCK_TOKENS_PER_SECOND": "20",
+        "ARENA_MOCK_TOKENS": "10",
+    }
+
+
 async def _start_and_wait_for_a_result(arena: Arena) -> tuple[str, dict[str, Any]]:
     """Start the smoke suite; its id and its progress once its first prompt has a result."""
     run_id = (await arena.client.post("/api/suites/smoke/run")).json()["runId"]
@@ -149,13 +159,7 @@ async def _start_and_wait_for_a_result(arena: Arena) -> tuple[str, dict[str, Any
 async def test_a_run_cut_short_by_a_restart_is_interrupted_and_resumes_where_it_stopped(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
-    folder = _suites(tmp_path, **{"smoke.yaml": SUITE})
-    # About half a second a round: time to stop the server in the middle of the run.
-    env = {
-        "ARENA_SUITES_DIR": str(folder),
-        "ARENA_MOCK_TOKENS_PER_SECOND": "20",
-        "ARENA_MOCK_TOKENS": "10",
-    }
+    env = _slow_smoke(tmp_path)
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
         run_id, progress = await _start_and_wait_for_a_result(arena)
     assert 1 <= progress["completed"] < 4
@@ -175,12 +179,7 @@ async def test_a_drain_interrupts_a_run_and_fails_none_of_its_prompts(
 ) -> None:
     """``arena serve`` drains before it stops: the run is left resumable, not failed."""
     monkeypatch.setenv("ARENA_INTERNAL_TOKEN", "drain-token-0123456789")
-    folder = _suites(tmp_path, **{"smoke.yaml": SUITE})
-    env = {
-        "ARENA_SUITES_DIR": str(folder),
-        "ARENA_MOCK_TOKENS_PER_SECOND": "20",
-        "ARENA_MOCK_TOKENS": "10",
-    }
+    env = _slow_smoke(tmp_path)
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
         run_id, progress = await _start_and_wait_for_a_result(arena)
         drained = await arena.client.post(
