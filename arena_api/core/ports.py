@@ -125,14 +125,17 @@ def pair_key(a: uuid.UUID, b: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID]:
 
 @dataclass(frozen=True)
 class MatchmakingSnapshot:
-    """What the matchmaker knows: games per canonical pair, ratings and their interval widths.
+    """What the matchmaker knows: each pair's record, ratings and their interval widths.
 
-    ``games`` is keyed by ``pair_key``; a missing pair has 0 games. ``ci_width`` holds the 95%
-    interval width (rating points) of each rated model and ``rating`` its rating on the display
-    scale (1000 + 400/ln 10 · r); an unrated model is absent from both.
+    ``games`` (non-skip votes) and ``points`` are keyed by ``pair_key``; a missing pair has 0.
+    ``points`` is what the key's first model scored in those games (a win 1, a tie 1/2), so
+    ``points / games`` is its head-to-head win rate. ``ci_width`` holds the 95% interval width
+    (rating points) of each rated model and ``rating`` its rating on the display scale
+    (1000 + 400/ln 10 · r); an unrated model is absent from both.
     """
 
     games: Mapping[tuple[uuid.UUID, uuid.UUID], int] = field(default_factory=dict)
+    points: Mapping[tuple[uuid.UUID, uuid.UUID], float] = field(default_factory=dict)
     ci_width: Mapping[uuid.UUID, float] = field(default_factory=dict)
     rating: Mapping[uuid.UUID, float] = field(default_factory=dict)
 

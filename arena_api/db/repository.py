@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import asyncpg
-from sqlalchemy import and_, false, func, select, union_all, update
+from sqlalchemy import and_, case, false, func, select, union_all, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import FromClause, Select
@@ -48,8 +48,8 @@ from arena_api.db.tables import (
     model_style_ratings,
     model_vote_stats,
     models,
+    pair_outcome_stats,
     pair_style_stats,
-    pair_vote_stats,
     preferences,
     rating_passes,
     responses,
@@ -449,24 +449,34 @@ class PostgresRepository:
     # -- matchmaking and leaderboard -------------------------------------------------------------
 
     async def snapshot(self) -> MatchmakingSnapshot:
-        """Pair counts, ratings and interval widths, re-read at most every ``snapshot_ttl_s``
+        """Pair records, ratings and interval widths, re-read at most every ``snapshot_ttl_s``
         seconds.
 
-        All come from small tables (``pair_vote_stats``, ``model_ratings``), so the cost does
+        All come from small tables (``pair_outcome_stats``, ``model_ratings``), so the cost does
         not grow with the number of stored votes.
         """
         now = time.monotonic()
         if self._snapshot is not None and now - self._snapshot[0] < self._snapshot_ttl_s:
             return self._snapshot[1]
+        o = pair_outcome_stats.c
+        lo = func.least(o.slot_a_model_id, o.slot_b_model_id)
+        hi = func.greatest(o.slot_a_model_id, o.slot_b_model_id)
+        lo_wins = case((o.slot_a_model_id < o.slot_b_model_id, o.left_wins), else_=o.right_wins)
+        ties = o.both_good + o.both_bad
+        games = func.sum(o.left_wins + o.right_wins + ties)
         async with self._engine.connect() as conn:
             # The matchmaker serves people: it balances the pairs people have voted on.
             pairs = (
                 await conn.execute(
                     select(
-                        pair_vote_stats.c.model_lo,
-                        pair_vote_stats.c.model_hi,
-                        pair_vote_stats.c.games,
-                    ).where(pair_vote_stats.c.method == "human")
+                        lo.label("model_lo"),
+                        hi.label("model_hi"),
+                        games.label("games"),
+                        (func.sum(lo_wins) + 0.5 * func.sum(ties)).label("points"),
+                    )
+                    .where(o.method == "human")
+                    .group_by(lo, hi)
+                    .having(games > 0)
                 )
             ).all()
             rated = (
@@ -479,7 +489,8 @@ class PostgresRepository:
                 )
             ).all()
         snapshot = MatchmakingSnapshot(
-            games={(r.model_lo, r.model_hi): r.games for r in pairs},
+            games={(r.model_lo, r.model_hi): int(r.games) for r in pairs},
+            points={(r.model_lo, r.model_hi): float(r.points) for r in pairs},
             ci_width={cast(uuid.UUID, r[0]): float(r[2]) for r in rated},
             rating={cast(uuid.UUID, r[0]): float(r[1]) for r in rated},
         )

@@ -213,13 +213,15 @@ async def test_rating_history_refuses_a_bad_points(
 async def test_the_matchmakers_snapshot_holds_people_s_pair_games_and_each_rating(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
-    """What the smart matchmaker weighs: games per pair (people's votes only, skips not
-    games) and each rated model's rating and interval width, from the summary tables."""
+    """What the smart matchmaker weighs: games and points per pair (people's votes only, skips
+    not games, a tie half a point, whichever slot each model had) and each rated model's
+    rating and interval width, from the summary tables."""
     async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma") as (arena, m):
         a, b, c = m["Alpha"], m["Beta"], m["Gamma"]
         async with db.begin() as conn:
             await round_(conn, a, b, "left")
             await round_(conn, b, a, "both_bad")
+            await round_(conn, b, a, "right")
             await round_(conn, a, c, "skip")
             await rate(conn, a, 1100, 20)
             await rate(conn, b, 950, 35)
@@ -229,6 +231,8 @@ async def test_the_matchmakers_snapshot_holds_people_s_pair_games_and_each_ratin
         finally:
             await pool.close()
 
-    assert snapshot.games == {pair_key(a, b): 2}
+    assert snapshot.games == {pair_key(a, b): 3}
+    # Alpha won twice and tied once: 2.5 points of 3, Beta 0.5; the key's first model is scored.
+    assert snapshot.points == {pair_key(a, b): 2.5 if pair_key(a, b)[0] == a else 0.5}
     assert snapshot.rating == {a: 1100, b: 950}
     assert snapshot.ci_width == {a: 40, b: 70}
