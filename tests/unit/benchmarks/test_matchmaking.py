@@ -66,13 +66,28 @@ def test_every_metric_is_reached_within_the_budget(
 
     for run in runs:
         assert set(run.votes) == set(simulation.METRICS)
-        for votes in run.votes.values():
+        for metric, votes in run.votes.items():
             assert votes is not None
-            assert votes % simulation.CHECK_EVERY == 0
+            # (a) is interpolated within the check interval; the others are at a check
+            assert metric == "a" or votes % simulation.CHECK_EVERY == 0
             # reached at a check that held for STABLE_FOR more votes, all within the budget
             assert 0 < votes <= run.votes_cast - simulation.STABLE_FOR
             assert run.votes_cast <= run.spec.budget
         assert run.tie_share == pytest.approx(simulation.TIE_SHARE, abs=0.02)
+
+
+def test_the_interval_width_crossing_is_interpolated_in_information() -> None:
+    """Width 40 at 1,000 votes, 20 at 1,250: 1/width**2 goes from 1/1600 to 1/400, so a
+    target of 40/sqrt(2) (1/800, a third of the way) is crossed at 1,083.3 votes."""
+    check = simulation.CHECK_EVERY
+
+    assert simulation.crossing(1_250, 40.0, 20.0, 40 / math.sqrt(2)) == pytest.approx(
+        1_000 + check / 3
+    )
+    assert simulation.crossing(1_250, 40.0, 20.0, 20.0) == 1_250
+    # no earlier width (the first check, or models not rated yet): the check itself
+    assert simulation.crossing(250, math.inf, 20.0, 30.0) == 250
+    assert simulation.crossing(250, math.nan, 20.0, 30.0) == 250
 
 
 def test_a_metric_not_held_within_the_budget_is_censored() -> None:
@@ -109,6 +124,12 @@ def test_snapshot_carries_the_latest_rating_pass() -> None:
     report = sim.rate()
 
     assert sum(sim.snapshot.games.values()) == simulation.CHECK_EVERY
+    # the key's first model is the arena's `first` of the pair: its wins and half its ties
+    won = sim.wins_first + 0.5 * sim.ties
+    assert all(key[0] == sim.ids[sim.arena.first[k]] for k, key in enumerate(sim.keys))
+    assert dict(sim.snapshot.points) == {
+        sim.keys[k]: pytest.approx(won[k]) for k in np.flatnonzero(sim.totals)
+    }
     widths = report.rows.ci_upper - report.rows.ci_lower
     assert dict(sim.snapshot.ci_width) == pytest.approx(dict(zip(sim.ids, widths, strict=True)))
     assert dict(sim.snapshot.rating) == pytest.approx(
