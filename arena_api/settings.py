@@ -416,7 +416,8 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "MATCHMAKER",
         "smart",
-        "Pair selection: `smart` (under-sampled, uncertain pairs) or `random` (uniform).",
+        "Pair selection: `smart` (records that stray from the ratings, unplayed pairs, the "
+        "top's uncertain order; docs/rating.md) or `random` (uniform).",
         _choice("smart", "random"),
         attr="matchmaker",
         group="arena",

@@ -1,23 +1,27 @@
 r"""Matchmakers: which two models meet in a round, or which challenger shadows the incumbent.
 
 ``RandomMatchmaker`` picks uniformly. ``SmartMatchmaker`` samples a pair with a probability
-proportional to its weight: a mixture of two kinds of uncertainty, each scaled to sum to 1 over
-the candidate pairs, plus a floor:
+proportional to its weight: a mixture of three kinds of uncertainty, each scaled to sum to 1
+over the candidate pairs, plus a floor:
 
-    weight(a, b) = (1 - r) * win(a, b) / sum(win) + r * rank(a, b) / sum(rank)
+    weight(a, b) = (1 - r) (1 - q) win(a, b) / sum(win) + (1 - r) q prec(a, b) / sum(prec)
+                   + r rank(a, b) / sum(rank)
                    + floor * (the largest of those mixtures over the pairs)
-    r            = rank_share * doubt
+    r            = rank_share * doubt,   q = precision_share
 
-    win(a, b)  = sqrt(S) * (1/sqrt(n + 1) - 1/sqrt(n + 2))         the win matrix
+    win(a, b)  = E|e_n| - E|e_(n+1)|                                 the win matrix
+    prec(a, b) = s_a**2 learn_a + s_b**2 learn_b,  learn_x = s_x**2 S / (1 + s_x**2 S)
+                 how much one more vote shrinks the variances of the two ratings (each by the
+                 Laplace update of one observation of information S); 0 with an unrated model
     rank(a, b) = overlap * learn * top     for neighbours in the ranking
                = 1                         when a or b is unrated;   0 for any other pair
     doubt      = sum(overlap_k * top_k) / sum(top_k)   over the ranking's neighbour pairs k
                = 1                         while a candidate is unrated
 
-with ``n = games(a, b)`` and, from the snapshot's display ratings ``R`` and 95 % interval widths
-(``s = width / (2 * 1.96)`` and ``d = (R_a - R_b) / (400 / ln 10)``, both in log-odds):
+with, from the snapshot's display ratings ``R`` and 95 % interval widths (``s = width /
+(2 * 1.96)`` and ``d = (R_a - R_b) / (400 / ln 10)``, both in log-odds):
 
-    S       = p (1 - p),  p = 1 / (1 + exp(-d))        variance of one vote (1/4 if unrated)
+    p       = 1 / (1 + exp(-d)),  S = p (1 - p)     a's predicted win rate; a vote's variance
     overlap = exp(-z**2 / 2),  z = |d| / sqrt(s_a**2 + s_b**2)    is their order in doubt?
               (0 when both intervals have width 0, or z >= 38)
     learn   = v S / (1 + v S),  v = s_a**2 + s_b**2       share of the variance of d that one
@@ -25,16 +29,34 @@ with ``n = games(a, b)`` and, from the snapshot's display ratings ``R`` and 95 %
     top     = 1 / (1 + (k / TOP_RANKS)**3),  k = the better place of the two (the leader's is 0):
               near 1 over the top ranks, 1/2 at TOP_RANKS, 1/9 at twice that
 
-A model without a finite rating and interval width counts as unrated. A term that is 0 for
-every pair drops out, and the other takes the whole weight.
+and from the pair's record, ``n`` games in which a scored ``h n`` points (a tie is 1/2):
 
-``win`` is how much one more vote shrinks the standard error of the pair's win rate: the active
-sampling rule of Chiang et al. ("Chatbot Arena", 2024), with ``n + 1`` so that a pair without
-games takes the largest step rather than an infinite one; it keeps every pair of the head-to-head
-matrix sampled and spends less on lopsided pairs. ``rank`` sends its share to the neighbours of
-the ranking whose intervals overlap, the top of the board first, and to models that have no
-rating yet. Its share shrinks with ``doubt`` as the order settles, so a board whose order is known
-spends its votes on the win matrix. The ranking is over the rated candidates (ties broken by id).
+    e_n     ~ N(h - p, u**2),  u = min(S sqrt(v), 1/2)     the error of the head-to-head rate h,
+              taking the ratings' prediction for the truth, give or take its own uncertainty
+    e_(n+1) ~ N(n (h - p) / (n + 1), (n**2 u**2 + S) / (n + 1)**2)    after one more vote
+    E|N(m, sd**2)| = sd sqrt(2 / pi) exp(-m**2 / (2 sd**2)) + m erf(m / (sd sqrt 2))
+
+A pair without games scores E|N(0, S)|, the error its first vote's rate will carry (S = 1/4 with
+an unrated model), so that every pair of the matrix is played early; a played pair with an
+unrated model scores 0 (nothing predicts its rate yet; the ranking term has it). A model without
+a finite rating and interval width counts as unrated (and ``s_x**2`` counts as at most 10**6 in
+``prec``). A term that is 0 for every pair drops out, and the others share its weight.
+
+``prec`` keeps the intervals of the board shrinking evenly: it favours the models whose
+ratings are least known, against opponents close enough for a vote to be informative.
+``win`` sends votes where the head-to-head matrix is most likely wrong: a pair whose record
+strays from what the ratings predict is played until the stray fades (it was noise) or holds
+(the pair does not follow the ratings, and the matrix shows it with more votes behind it). An
+even split cannot do this: it spends as much on a pair whose record already agrees with the
+ratings as on one that does not, and the best fixed split is within a few per cent of even
+(``benchmarks/matchmaking.py`` prints that bound). Choosing pairs by their records leaves the
+rating fit unbiased (the likelihood of the votes does not depend on how pairs were chosen),
+but a pair's record that agrees with the ratings by chance is played less, so the matrix leans
+towards the ratings by at most the noise of a record. ``rank`` sends its share to the
+neighbours of the ranking whose intervals overlap, the top of the board first, and to models
+that have no rating yet. Its share shrinks with ``doubt`` as the order settles, so a board
+whose order is known spends its votes on the win matrix and the intervals. The ranking is over
+the rated candidates (ties broken by id).
 
 The floor keeps each of the ``P`` candidate pairs at a probability of at least
 ``floor / (P * (1 + floor))``. A challenger is drawn by the same terms, computed over the pairs of
@@ -44,11 +66,13 @@ those. The work per round is O(n**2) in the number of models (tens), independent
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import uuid
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
 from arena_api.core.errors import RoundConfigError
 from arena_api.core.models import ModelEntry
@@ -56,6 +80,7 @@ from arena_api.core.ports import DISPLAY_SCALE, Matchmaker, MatchmakingSnapshot,
 
 __all__ = [
     "DEFAULT_FLOOR",
+    "DEFAULT_PRECISION_SHARE",
     "DEFAULT_RANK_SHARE",
     "TOP_RANKS",
     "RandomMatchmaker",
@@ -66,13 +91,20 @@ __all__ = [
 DEFAULT_FLOOR = 0.05
 #: Share of the weight given to the order of the ranking; the rest goes to the win matrix.
 DEFAULT_RANK_SHARE = 0.3
+#: Share of the rest given to the ratings' precision; the remainder goes to the win matrix.
+DEFAULT_PRECISION_SHARE = 0.5
 #: Rank at which a neighbour pair's ``top`` factor has fallen to one half; it falls with the cube
 #: of the rank, so the order at the top of the board takes most of the ranking's share.
 TOP_RANKS = 5.0
 #: The normal quantile of a two-sided 95 % interval: width = 2 * 1.96 * standard error.
 _Z_95 = 1.959963984540054
+_ROOT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+#: A rating's variance (log-odds squared) beyond which the precision term counts it as this:
+#: a standard error of 1,000 log-odds already says "nothing known", and squares stay finite.
+_MAX_VARIANCE = 1e6
 
 _Pair = tuple[ModelEntry, ModelEntry]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -108,25 +140,33 @@ class RandomMatchmaker:
 
 @dataclass(frozen=True)
 class SmartMatchmaker:
-    """Samples pairs by win-matrix variance and ranking overlap (see the module doc).
+    """Samples pairs by the win matrix's error, the ratings' precision and the ranking's
+    overlap (see the module doc).
 
     Args:
         floor: Share of the best score added to every pair's weight; 0 disables the floor.
-        rank_share: Share of the score given to the ranking's order, in [0, 1]; the rest goes
-            to the win matrix.
+        rank_share: Share of the score given to the ranking's order, in [0, 1].
+        precision_share: Share of the rest given to the ratings' precision, in [0, 1]; the
+            remainder goes to the win matrix.
 
     Raises:
-        ValueError: ``floor`` is negative or not finite, or ``rank_share`` is outside [0, 1].
+        ValueError: ``floor`` is negative or not finite, or a share is outside [0, 1].
     """
 
     floor: float = DEFAULT_FLOOR
     rank_share: float = DEFAULT_RANK_SHARE
+    precision_share: float = DEFAULT_PRECISION_SHARE
+    _memo: dict[str, tuple[Any, Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.floor) and self.floor >= 0.0):
             raise ValueError(f"floor must be a finite number >= 0, got {self.floor!r}")
-        if not 0.0 <= self.rank_share <= 1.0:
-            raise ValueError(f"rank_share must lie in [0, 1], got {self.rank_share!r}")
+        for name in ("rank_share", "precision_share"):
+            share = getattr(self, name)
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"{name} must lie in [0, 1], got {share!r}")
 
     def pick_pair(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot, rng: random.Random
@@ -137,7 +177,7 @@ class SmartMatchmaker:
             RoundConfigError: (500, ``not_enough_models``) fewer than two distinct models.
         """
         pairs, weights = self._weighted_pairs(models, stats)
-        (first, second) = rng.choices(pairs, weights=weights)[0]
+        (first, second) = rng.choices(pairs, cum_weights=self._cumulative(weights))[0]
         return (first, second) if rng.random() < 0.5 else (second, first)
 
     def pick_challenger(
@@ -153,7 +193,7 @@ class SmartMatchmaker:
             RoundConfigError: (500, ``shadow_challenger_missing``) no other model.
         """
         candidates, weights = self._weighted_challengers(models, incumbent, stats)
-        return rng.choices(candidates, weights=weights)[0]
+        return rng.choices(candidates, cum_weights=self._cumulative(weights))[0]
 
     def pair_probabilities(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
@@ -182,38 +222,76 @@ class SmartMatchmaker:
     def _weighted_pairs(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
     ) -> tuple[list[_Pair], list[float]]:
-        candidates = _distinct_pair_candidates(models)
-        pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
-        return pairs, self._floored(self._scores(candidates, pairs, stats))
+        def weigh() -> tuple[list[_Pair], list[float]]:
+            candidates = _distinct_pair_candidates(models)
+            pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
+            return pairs, self._floored(self._scores(candidates, pairs, stats))
+
+        return self._remembered("pairs", (stats, tuple(models)), weigh)
 
     def _weighted_challengers(
         self, models: Sequence[ModelEntry], incumbent: ModelEntry, stats: MatchmakingSnapshot
     ) -> tuple[list[ModelEntry], list[float]]:
-        candidates = _challengers(models, incumbent)
-        roster = [incumbent, *candidates]
-        pairs = [(a, b) for i, a in enumerate(roster) for b in roster[i + 1 :]]
-        # The incumbent comes first in the roster, so its pairs are the first len(candidates).
-        scores = self._scores(roster, pairs, stats)[: len(candidates)]
-        return candidates, self._floored(scores)
+        def weigh() -> tuple[list[ModelEntry], list[float]]:
+            candidates = _challengers(models, incumbent)
+            roster = [incumbent, *candidates]
+            pairs = [(a, b) for i, a in enumerate(roster) for b in roster[i + 1 :]]
+            # The incumbent comes first in the roster, so its pairs are the first len(candidates).
+            scores = self._scores(roster, pairs, stats)[: len(candidates)]
+            return candidates, self._floored(scores)
+
+        return self._remembered("challengers", (stats, tuple(models), incumbent), weigh)
+
+    def _remembered(self, kind: str, key: tuple[object, ...], weigh: Callable[[], _T]) -> _T:
+        """``weigh()``, or what it gave last time for the same snapshot object and roster.
+
+        Rounds between two refreshes of the snapshot (seconds apart) share its weights, so a
+        round costs a draw, not the O(n**2) weighing. One entry per kind: a new snapshot or
+        roster replaces it.
+        """
+        held = self._memo.get(kind)
+        if held is not None and held[0][0] is key[0] and held[0][1:] == key[1:]:
+            return cast(_T, held[1])
+        value = weigh()
+        self._memo[kind] = (key, value)
+        return value
+
+    def _cumulative(self, weights: list[float]) -> list[float]:
+        """Running sums of ``weights``, kept with the weights they came from."""
+        held = self._memo.get("cumulative")
+        if held is not None and held[0] is weights:
+            return cast(list[float], held[1])
+        sums = list(itertools.accumulate(weights))
+        self._memo["cumulative"] = (weights, sums)
+        return sums
 
     def _scores(
         self, roster: Sequence[ModelEntry], pairs: Sequence[_Pair], stats: MatchmakingSnapshot
     ) -> list[float]:
-        """The mixture of the two normalised terms of the module doc, for each of ``pairs``."""
+        """The mixture of the three normalised terms of the module doc, for each of ``pairs``."""
         rated = _rated(roster, stats)
         ranking = _ranking(roster, rated)
-        win = [_win_matrix_step(a, b, stats, rated) for a, b in pairs]
-        order = [_rank_uncertainty(a, b, rated, ranking) for a, b in pairs]
-        win_total, order_total = math.fsum(win), math.fsum(order)
-        # A term that is 0 everywhere says nothing; the floor and the normalisation in the
-        # callers make the other one take the whole weight.
-        order_share = self.rank_share * ranking.doubt if order_total > 0.0 else 0.0
-        win_share = 1.0 - order_share if win_total > 0.0 else 0.0
-        return [
-            (win_share * w / win_total if win_share else 0.0)
-            + (order_share * o / order_total if order_share else 0.0)
-            for w, o in zip(win, order, strict=True)
-        ]
+        order_share = self.rank_share * ranking.doubt
+        rest = 1.0 - order_share
+        terms = (
+            (
+                rest * (1.0 - self.precision_share),
+                [_win_matrix_gain(a, b, stats, rated) for a, b in pairs],
+            ),
+            (
+                rest * self.precision_share,
+                [_precision_gain(rated.get(a.id), rated.get(b.id)) for a, b in pairs],
+            ),
+            (order_share, [_rank_uncertainty(a, b, rated, ranking) for a, b in pairs]),
+        )
+        scores = [0.0] * len(pairs)
+        for share, values in terms:
+            total = math.fsum(values)
+            # A term that is 0 everywhere says nothing; the floor and the normalisation in the
+            # callers make the others take the whole weight.
+            if share > 0.0 and total > 0.0:
+                scores = [s + share * v / total for s, v in zip(scores, values, strict=True)]
+        return scores
 
     def _floored(self, scores: list[float]) -> list[float]:
         best = max(scores)
@@ -328,14 +406,51 @@ def _vote_variance(a: _Rated | None, b: _Rated | None) -> float:
     return e / (1.0 + e) ** 2
 
 
-def _win_matrix_step(
+def _win_matrix_gain(
     a: ModelEntry, b: ModelEntry, stats: MatchmakingSnapshot, rated: dict[uuid.UUID, _Rated]
 ) -> float:
-    """sqrt(S) (1/sqrt(n + 1) - 1/sqrt(n + 2)), in a form that keeps its digits for huge n."""
-    n = float(max(stats.games.get(pair_key(a.id, b.id), 0), 0))
-    root_1, root_2 = math.sqrt(n + 1.0), math.sqrt(n + 2.0)
-    step = 1.0 / (root_1 * root_2 * (root_1 + root_2))
-    return math.sqrt(_vote_variance(rated.get(a.id), rated.get(b.id))) * step
+    """E|e_n| - E|e_(n+1)| of the module doc: how much one more vote is expected to shrink the
+    error of the pair's head-to-head rate (0 when it is expected to grow)."""
+    key = pair_key(a.id, b.id)
+    n = float(max(stats.games.get(key, 0), 0))
+    first, second = (rated.get(key[0]), rated.get(key[1]))
+    variance = _vote_variance(first, second)
+    if n == 0.0:
+        return _mean_absolute(0.0, math.sqrt(variance))
+    if first is None or second is None:
+        return 0.0
+    d = (first.rating - second.rating) / DISPLAY_SCALE
+    predicted = 1.0 / (1.0 + math.exp(-d)) if d > -700.0 else 0.0
+    rate = min(max(stats.points.get(key, 0.0) / n, 0.0), 1.0)
+    spread = math.hypot(first.stderr, second.stderr)
+    uncertainty = min(variance * spread, 0.5) if variance > 0.0 else 0.0  # 0 * inf is nan
+    stray = rate - predicted
+    now = _mean_absolute(stray, uncertainty)
+    # n / (n + 1) and 1 / (n + 1) as such, so that a huge n keeps its digits and never overflows
+    keep, fresh = 1.0 / (1.0 + 1.0 / n), 1.0 / (n + 1.0)
+    noise = math.hypot(keep * uncertainty, fresh * math.sqrt(variance))
+    after = _mean_absolute(stray * keep, noise)
+    return max(now - after, 0.0)
+
+
+def _mean_absolute(mean: float, sd: float) -> float:
+    """E|X| for X ~ N(mean, sd**2): the folded normal's mean (|mean| when sd is 0)."""
+    if not sd > 0.0:
+        return abs(mean)
+    z = mean / sd
+    return sd * _ROOT_2_OVER_PI * math.exp(-0.5 * z * z) + mean * math.erf(z / math.sqrt(2.0))
+
+
+def _precision_gain(a: _Rated | None, b: _Rated | None) -> float:
+    """s_a**2 learn_a + s_b**2 learn_b of the module doc; 0 with an unrated model."""
+    if a is None or b is None:
+        return 0.0
+    variance = _vote_variance(a, b)
+    gain = 0.0
+    for model in (a, b):
+        prior = min(model.stderr * model.stderr, _MAX_VARIANCE)
+        gain += prior * (prior * variance / (1.0 + prior * variance))
+    return gain
 
 
 def _rank_uncertainty(
