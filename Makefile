@@ -69,7 +69,7 @@ integration-openwebui: setup /usr/bin/chromium
 	bin="$$(bash e2e/openwebui/setup.sh)" && ARENA_OPENWEBUI_BIN="$$bin" $(PY) -m pytest e2e/openwebui -p no:cacheprovider
 
 # Every benchmark prints its figures beside a baseline measured in the same run (several minutes).
-BENCHMARKS := startup arena_stream relay_http join_overhead protocol_framing openwebui_front ui_latency rate_limit cluster
+BENCHMARKS := startup arena_stream relay_http join_overhead protocol_framing openwebui_front ui_latency rate_limit cluster matchmaker_cost
 bench: setup /usr/bin/chromium /usr/bin/redis-server
 	@for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(PY) benchmarks/$$name.py || exit 1; done
 
