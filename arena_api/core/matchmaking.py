@@ -92,7 +92,7 @@ DEFAULT_FLOOR = 0.05
 #: Share of the weight given to the order of the ranking; the rest goes to the win matrix.
 DEFAULT_RANK_SHARE = 0.3
 #: Share of the rest given to the ratings' precision; the remainder goes to the win matrix.
-DEFAULT_PRECISION_SHARE = 0.5
+DEFAULT_PRECISION_SHARE = 0.3
 #: Rank at which a neighbour pair's ``top`` factor has fallen to one half; it falls with the cube
 #: of the rank, so the order at the top of the board takes most of the ranking's share.
 TOP_RANKS = 5.0

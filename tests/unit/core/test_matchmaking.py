@@ -533,7 +533,7 @@ def test_ranking_neighbours_with_overlapping_intervals_are_chosen_more_often() -
     # Every record scores what the ratings predict, so the win matrix has nothing to chase. The
     # other neighbours (1300-1010, 1600-1300) lie 13 standard errors apart: all of the ranking
     # term goes to the close pair. The precision term is even for equal widths but for S (0.25
-    # against 0.15). Expected ratio about 2.7.
+    # against 0.15). Expected ratio about 3.3.
     assert probabilities[key(close_1, close_2)] > 2 * probabilities[key(far_1, far_2)]
     assert probabilities[key(close_1, close_2)] == max(probabilities.values())
 
@@ -556,7 +556,7 @@ def test_an_uncertain_order_at_the_top_outweighs_the_same_at_the_bottom() -> Non
     top = probabilities[key(by_name["t1"], by_name["t2"])]
     bottom = probabilities[key(by_name["b1"], by_name["b2"])]
     # Same gap, widths and games, records as predicted: only the top factor differs (1 at
-    # place 0 against 1 / (1 + (6/5)**3) = 0.37 at place 6); expected ratio about 1.5.
+    # place 0 against 1 / (1 + (6/5)**3) = 0.37 at place 6); expected ratio about 1.7.
     assert top > 1.3 * bottom
 
 
