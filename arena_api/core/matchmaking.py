@@ -89,7 +89,7 @@ __all__ = [
 ]
 
 DEFAULT_FLOOR = 0.05
-#: Share of the weight given to the order of the ranking; the rest goes to the win matrix.
+#: Share of the weight given to the order of the ranking; the rest to the win matrix and intervals.
 DEFAULT_RANK_SHARE = 0.3
 #: Share of the rest given to the ratings' precision; the remainder goes to the win matrix.
 DEFAULT_PRECISION_SHARE = 0.3
