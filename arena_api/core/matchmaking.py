@@ -70,9 +70,9 @@ import itertools
 import math
 import random
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from arena_api.core.errors import RoundConfigError
 from arena_api.core.models import ModelEntry
@@ -176,8 +176,8 @@ class SmartMatchmaker:
         Raises:
             RoundConfigError: (500, ``not_enough_models``) fewer than two distinct models.
         """
-        pairs, weights = self._weighted_pairs(models, stats)
-        (first, second) = rng.choices(pairs, cum_weights=self._cumulative(weights))[0]
+        drawn = self._weighted_pairs(models, stats)
+        (first, second) = rng.choices(drawn.items, cum_weights=drawn.cumulative)[0]
         return (first, second) if rng.random() < 0.5 else (second, first)
 
     def pick_challenger(
@@ -192,8 +192,8 @@ class SmartMatchmaker:
         Raises:
             RoundConfigError: (500, ``shadow_challenger_missing``) no other model.
         """
-        candidates, weights = self._weighted_challengers(models, incumbent, stats)
-        return rng.choices(candidates, cum_weights=self._cumulative(weights))[0]
+        drawn = self._weighted_challengers(models, incumbent, stats)
+        return rng.choices(drawn.items, cum_weights=drawn.cumulative)[0]
 
     def pair_probabilities(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
@@ -203,9 +203,10 @@ class SmartMatchmaker:
         Raises:
             RoundConfigError: (500, ``not_enough_models``) fewer than two distinct models.
         """
-        pairs, weights = self._weighted_pairs(models, stats)
-        total = math.fsum(weights)
-        return {pair_key(a.id, b.id): w / total for (a, b), w in zip(pairs, weights, strict=True)}
+        return {
+            pair_key(a.id, b.id): p
+            for (a, b), p in self._weighted_pairs(models, stats).probabilities()
+        }
 
     def challenger_probabilities(
         self, models: Sequence[ModelEntry], incumbent: ModelEntry, stats: MatchmakingSnapshot
@@ -215,34 +216,36 @@ class SmartMatchmaker:
         Raises:
             RoundConfigError: (500, ``shadow_challenger_missing``) no other model.
         """
-        candidates, weights = self._weighted_challengers(models, incumbent, stats)
-        total = math.fsum(weights)
-        return {m.id: w / total for m, w in zip(candidates, weights, strict=True)}
+        return {
+            m.id: p for m, p in self._weighted_challengers(models, incumbent, stats).probabilities()
+        }
 
     def _weighted_pairs(
         self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
-    ) -> tuple[list[_Pair], list[float]]:
-        def weigh() -> tuple[list[_Pair], list[float]]:
+    ) -> _Weighted[_Pair]:
+        def weigh() -> _Weighted[_Pair]:
             candidates = _distinct_pair_candidates(models)
             pairs = [(a, b) for i, a in enumerate(candidates) for b in candidates[i + 1 :]]
-            return pairs, self._floored(self._scores(candidates, pairs, stats))
+            return _weighted(pairs, self._floored(self._scores(candidates, pairs, stats)))
 
         return self._remembered("pairs", (stats, tuple(models)), weigh)
 
     def _weighted_challengers(
         self, models: Sequence[ModelEntry], incumbent: ModelEntry, stats: MatchmakingSnapshot
-    ) -> tuple[list[ModelEntry], list[float]]:
-        def weigh() -> tuple[list[ModelEntry], list[float]]:
+    ) -> _Weighted[ModelEntry]:
+        def weigh() -> _Weighted[ModelEntry]:
             candidates = _challengers(models, incumbent)
             roster = [incumbent, *candidates]
             pairs = [(a, b) for i, a in enumerate(roster) for b in roster[i + 1 :]]
             # The incumbent comes first in the roster, so its pairs are the first len(candidates).
             scores = self._scores(roster, pairs, stats)[: len(candidates)]
-            return candidates, self._floored(scores)
+            return _weighted(candidates, self._floored(scores))
 
         return self._remembered("challengers", (stats, tuple(models), incumbent), weigh)
 
-    def _remembered(self, kind: str, key: tuple[object, ...], weigh: Callable[[], _T]) -> _T:
+    def _remembered(
+        self, kind: str, key: tuple[object, ...], weigh: Callable[[], _Weighted[_T]]
+    ) -> _Weighted[_T]:
         """``weigh()``, or what it gave last time for the same snapshot object and roster.
 
         Rounds between two refreshes of the snapshot (seconds apart) share its weights, so a
@@ -251,19 +254,10 @@ class SmartMatchmaker:
         """
         held = self._memo.get(kind)
         if held is not None and held[0][0] is key[0] and held[0][1:] == key[1:]:
-            return cast(_T, held[1])
+            return cast(_Weighted[_T], held[1])
         value = weigh()
         self._memo[kind] = (key, value)
         return value
-
-    def _cumulative(self, weights: list[float]) -> list[float]:
-        """Running sums of ``weights``, kept with the weights they came from."""
-        held = self._memo.get("cumulative")
-        if held is not None and held[0] is weights:
-            return cast(list[float], held[1])
-        sums = list(itertools.accumulate(weights))
-        self._memo["cumulative"] = (weights, sums)
-        return sums
 
     def _scores(
         self, roster: Sequence[ModelEntry], pairs: Sequence[_Pair], stats: MatchmakingSnapshot
@@ -300,6 +294,24 @@ class SmartMatchmaker:
         if not math.fsum(weights) > 0.0:
             return [1.0] * len(scores)
         return weights
+
+
+@dataclass(frozen=True)
+class _Weighted(Generic[_T]):
+    """What a draw picks from: the items, their weights and the weights' running sums."""
+
+    items: list[_T]
+    weights: list[float]
+    cumulative: list[float]
+
+    def probabilities(self) -> Iterator[tuple[_T, float]]:
+        """Each item with the probability a draw gives it."""
+        total = math.fsum(self.weights)
+        return ((item, w / total) for item, w in zip(self.items, self.weights, strict=True))
+
+
+def _weighted(items: list[_T], weights: list[float]) -> _Weighted[_T]:
+    return _Weighted(items, weights, list(itertools.accumulate(weights)))
 
 
 @dataclass(frozen=True)
@@ -413,7 +425,7 @@ def _win_matrix_gain(
     error of the pair's head-to-head rate (0 when it is expected to grow)."""
     key = pair_key(a.id, b.id)
     n = float(max(stats.games.get(key, 0), 0))
-    first, second = (rated.get(key[0]), rated.get(key[1]))
+    first, second = rated.get(key[0]), rated.get(key[1])
     variance = _vote_variance(first, second)
     if n == 0.0:
         return _mean_absolute(0.0, math.sqrt(variance))
