@@ -24,7 +24,7 @@ from arena_api.settings import SettingsError
 from tests.integration.arena_harness import SECRET, Arena, serve_arena
 from tests.integration.test_control import Reader, stop_round
 from tests.integration.test_control import _control as control_messages
-from tests.integration.test_join import Frames, _body, _post, _slots_seen, leave_one
+from tests.integration.test_join import _body, _post, _slots_seen, leave_one
 from tests.support import RedisServer, free_port, make_settings
 
 SLOW = {"ARENA_MOCK_TOKENS_PER_SECOND": "20", "ARENA_MOCK_TOKENS": "400"}
@@ -199,21 +199,27 @@ async def test_an_unreachable_redis_is_a_clear_error_at_start() -> None:
 async def test_siblings_on_two_replicas_share_one_matchup(
     db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str, order: str
 ) -> None:
-    async with replicas(db, database_url, tmp_path, redis_url) as (one, two):
+    redis = Redis.from_url(redis_url)
+    env = {"ARENA_JOIN_WINDOW_MS": "10000"}  # room for all twenty claims on a busy machine
+    async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
         first, second = (one, two) if order == "one first" else (two, one)
-
-        async def siblings(key: str) -> list[tuple[int, Frames, dict[str, Any]]]:
-            leading = asyncio.create_task(_post(first, _body(key)))
-            await asyncio.sleep(0.1)  # the first request becomes the leader
-            following = await _post(second, _body(key))
-            return [await leading, following]
-
-        pairs = await asyncio.gather(*(siblings(f"{order}-{i}") for i in range(20)))
+        keys = [f"{order}-{i}" for i in range(20)]
+        waiting = await redis.zcard("arena:join:pending")
+        leading = [asyncio.create_task(_post(first, _body(key))) for key in keys]
+        # Every first request has claimed its scope (it leads) before its sibling is sent: a
+        # fixed pause loses that race on a busy machine.
+        deadline = time.monotonic() + 5.0
+        while await redis.zcard("arena:join:pending") < waiting + len(keys):
+            assert time.monotonic() < deadline, "the leading requests did not claim in time"
+            await asyncio.sleep(0.01)
+        following = await asyncio.gather(*(_post(second, _body(key)) for key in keys))
+        pairs = list(zip(await asyncio.gather(*leading), following, strict=True))
         matchups = await one.scalar("SELECT count(*) FROM matchups")
         responses = await one.scalar("SELECT count(*) FROM responses")
         (_, leader, _), (_, follower, _) = pairs[0]
         vote = await second.vote(follower[0][1], "right")
         again = await first.vote(leader[0][1])
+    await redis.aclose()
 
     assert matchups == 20 and responses == 40
     for (status_1, frames_1, _), (status_2, frames_2, _) in pairs:
