@@ -15,8 +15,10 @@ over the candidate pairs, plus a floor:
                  Laplace update of one observation of information S); 0 with an unrated model
     rank(a, b) = overlap * learn * top     for neighbours in the ranking
                = 1                         when a or b is unrated;   0 for any other pair
-    doubt      = sum(overlap_k * top_k) / sum(top_k)   over the ranking's neighbour pairs k
-               = 1                         while a candidate is unrated
+    doubt      = sum(overlap_k * reach_k * top_k) / sum(top_k)   over the ranking's neighbour
+                 pairs k;  = 1 while a candidate is unrated
+    reach_k    = min(1, gap / sigma_k),  gap = (R_first - R_last) / (n - 1) the board's mean
+                 neighbour gap, sigma_k = sqrt(v_k) in display points
 
 with, from the snapshot's display ratings ``R`` and 95 % interval widths (``s = width /
 (2 * 1.96)`` and ``d = (R_a - R_b) / (400 / ln 10)``, both in log-odds):
@@ -55,7 +57,12 @@ but a pair's record that agrees with the ratings by chance is played less, so th
 towards the ratings by at most the noise of a record. ``rank`` sends its share to the
 neighbours of the ranking whose intervals overlap, the top of the board first, and to models
 that have no rating yet. Its share shrinks with ``doubt`` as the order settles, so a board
-whose order is known spends its votes on the win matrix and the intervals. The ranking is over
+whose order is known spends its votes on the win matrix and the intervals. ``reach`` holds the
+share back while the neighbours lie closer than the intervals can tell apart: the votes cast so
+far are ``reach**2`` of those that bring the board's mean neighbour gap to one standard error of
+the difference. Until then votes on the order buy little of it and cost the intervals (on a
+board of 50 models spread over 200 points, all of them); the share grows as the intervals
+shrink. The ranking is over
 the rated candidates (ties broken by id).
 
 The floor keeps each of the ``P`` candidate pairs at a probability of at least
@@ -390,10 +397,19 @@ def _ranking(roster: Sequence[ModelEntry], rated: dict[uuid.UUID, _Rated]) -> _R
     place = {model_id: k for k, model_id in enumerate(order)}
     if len(rated) < len(roster):
         return _Ranking(place, 1.0)  # an unrated model has no place yet: all is in doubt
-    tops = [_top(k) for k in range(len(order) - 1)]
-    overlaps = [_overlap(rated[order[k]], rated[order[k + 1]]) for k in range(len(order) - 1)]
-    doubt = math.fsum(o * t for o, t in zip(overlaps, tops, strict=True)) / math.fsum(tops)
+    neighbours = [(rated[order[k]], rated[order[k + 1]]) for k in range(len(order) - 1)]
+    gap = (rated[order[0]].rating - rated[order[-1]].rating) / len(neighbours)
+    tops = [_top(k) for k in range(len(neighbours))]
+    doubts = [_overlap(a, b) * _reach(a, b, gap) for a, b in neighbours]
+    doubt = math.fsum(d * t for d, t in zip(doubts, tops, strict=True)) / math.fsum(tops)
     return _Ranking(place, doubt)
+
+
+def _reach(a: _Rated, b: _Rated, gap: float) -> float:
+    """min(1, gap / sigma) of the module doc, for a mean neighbour gap in display points."""
+    sigma = DISPLAY_SCALE * math.hypot(a.stderr, b.stderr)
+    ratio = gap / sigma if sigma > 0.0 else math.inf  # certain ratings tell any gap apart
+    return ratio if ratio < 1.0 else 1.0  # (also for a nan of infinite ratings)
 
 
 def _top(place: int) -> float:

@@ -468,6 +468,43 @@ def test_doubt_scales_the_ranking_share_by_the_overlap_of_the_neighbours() -> No
     assert probabilities == pytest.approx(expected)
 
 
+def test_reach_holds_the_ranking_share_back_while_neighbours_are_too_close_to_tell_apart() -> None:
+    """a, b, c one log-odds apart in a row, each with a standard error of sqrt(2) log-odds: the
+    neighbours lie half a standard error of their difference (2) apart.
+
+    reach = 1/2 for both neighbour pairs, overlap = exp(-1/8), so doubt = exp(-1/8) / 2
+    (both pairs weigh the same, whatever their top factors). The ranking term is overlap * learn
+    * top on the neighbours (learn = 4 S / (1 + 4 S) with S of a one log-odds gap), 0 on (a, c);
+    the precision share is 0, and the records say what the ratings predict.
+    """
+    a, b, c = model("a"), model("b"), model("c")
+    scale = matchmaking.DISPLAY_SCALE
+    rating = {a.id: 1000.0 + scale, b.id: 1000.0, c.id: 1000.0 - scale}
+    games = {key(a, b): 20, key(a, c): 20, key(b, c): 20}
+    stats = as_predicted(games, {m.id: WIDTH_OF_ROOT_TWO for m in (a, b, c)}, rating)
+    win = {
+        key(x, y): gain(20, stats.points[key(x, y)] / 20, lead(x, y, rating), 4.0)
+        for x, y in ((a, b), (a, c), (b, c))
+    }
+    s = math.exp(-1.0) / (1.0 + math.exp(-1.0)) ** 2
+    learn = 4 * s / (1 + 4 * s)
+    overlap = math.exp(-1 / 8)
+    rank = {
+        key(a, b): overlap * learn * matchmaking._top(0),
+        key(b, c): overlap * learn * matchmaking._top(1),
+        key(a, c): 0.0,
+    }
+    share = 0.3 * overlap / 2
+
+    probabilities = SmartMatchmaker(
+        floor=0.0, rank_share=0.3, precision_share=0.0
+    ).pair_probabilities([a, b, c], stats)
+
+    win_total, rank_total = math.fsum(win.values()), math.fsum(rank.values())
+    expected = {k: (1 - share) * win[k] / win_total + share * rank[k] / rank_total for k in win}
+    assert probabilities == pytest.approx(expected)
+
+
 @given(roster_stats=rosters_and_stats(), incumbent_index=st.integers(0, 7))
 def test_challenger_weights_are_the_incumbents_pair_weights(
     roster_stats: tuple[list[ModelEntry], MatchmakingSnapshot], incumbent_index: int
