@@ -62,8 +62,7 @@ share back while the neighbours lie closer than the intervals can tell apart: th
 far are ``reach**2`` of those that bring the board's mean neighbour gap to one standard error of
 the difference. Until then votes on the order buy little of it and cost the intervals (on a
 board of 50 models spread over 200 points, all of them); the share grows as the intervals
-shrink. The ranking is over
-the rated candidates (ties broken by id).
+shrink. The ranking is over the rated candidates (ties broken by id).
 
 The floor keeps each of the ``P`` candidate pairs at a probability of at least
 ``floor / (P * (1 + floor))``. A challenger is drawn by the same terms, computed over the pairs of
