@@ -19,6 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.cluster import ClusterUnavailable, open_cluster
+from arena_api.cluster.join import _PENDING as JOIN_PENDING
 from arena_api.core.join import join_scope
 from arena_api.settings import SettingsError
 from tests.integration.arena_harness import SECRET, Arena, serve_arena
@@ -204,12 +205,12 @@ async def test_siblings_on_two_replicas_share_one_matchup(
     async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
         first, second = (one, two) if order == "one first" else (two, one)
         keys = [f"{order}-{i}" for i in range(20)]
-        waiting = await redis.zcard("arena:join:pending")
+        waiting = await redis.zcard(JOIN_PENDING)
         leading = [asyncio.create_task(_post(first, _body(key))) for key in keys]
         # Every first request has claimed its scope (it leads) before its sibling is sent: a
         # fixed pause loses that race on a busy machine.
         deadline = time.monotonic() + 5.0
-        while await redis.zcard("arena:join:pending") < waiting + len(keys):
+        while await redis.zcard(JOIN_PENDING) < waiting + len(keys):
             assert time.monotonic() < deadline, "the leading requests did not claim in time"
             await asyncio.sleep(0.01)
         following = await asyncio.gather(*(_post(second, _body(key)) for key in keys))
