@@ -78,9 +78,11 @@ def rosters_and_stats(draw: st.DrawFn) -> tuple[list[ModelEntry], MatchmakingSna
 
 def test_module_exports_the_matchmakers() -> None:
     assert set(matchmaking.__all__) == {
+        "DEFAULT_BALANCE",
         "DEFAULT_FLOOR",
         "DEFAULT_PRECISION_SHARE",
         "DEFAULT_RANK_SHARE",
+        "EVEN_CAP",
         "TOP_RANKS",
         "RandomMatchmaker",
         "SmartMatchmaker",
@@ -104,10 +106,11 @@ def test_unknown_matchmaker_name_is_rejected() -> None:
         make_matchmaker("elo")
 
 
-@pytest.mark.parametrize("floor", [-0.1, math.nan, math.inf], ids=["negative", "nan", "inf"])
-def test_invalid_floor_is_rejected(floor: float) -> None:
-    with pytest.raises(ValueError, match="floor"):
-        SmartMatchmaker(floor=floor)
+@pytest.mark.parametrize("name", ["floor", "balance"])
+@pytest.mark.parametrize("value", [-0.1, math.nan, math.inf], ids=["negative", "nan", "inf"])
+def test_invalid_floor_or_balance_is_rejected(name: str, value: float) -> None:
+    with pytest.raises(ValueError, match=name):
+        SmartMatchmaker(**{name: value})
 
 
 @pytest.mark.parametrize("name", ["rank_share", "precision_share"])
@@ -316,7 +319,8 @@ def test_smart_probabilities_match_a_worked_example() -> None:
 
     The win matrix has only the unplayed pair (a, b) to learn about: c's played pairs have no
     prediction to stray from. The precision term too is all on (a, b), the only rated pair. The
-    rank terms are 1/2 for the neighbours a, b and 1 with c.
+    rank terms are 1/2 for the neighbours a, b and 1 with c. (The balance is off here; a test
+    of its own below.)
     """
     a, b, c = model("a"), model("b"), model("c")
     stats = MatchmakingSnapshot(
@@ -327,7 +331,8 @@ def test_smart_probabilities_match_a_worked_example() -> None:
     )
     rank = {key(a, b): 0.5, key(a, c): 1.0, key(b, c): 1.0}
 
-    probabilities = SmartMatchmaker(floor=0.0, rank_share=0.4).pair_probabilities([a, b, c], stats)
+    matchmaker = SmartMatchmaker(floor=0.0, rank_share=0.4, balance=0.0)
+    probabilities = matchmaker.pair_probabilities([a, b, c], stats)
 
     expected = {k: 0.4 * r / math.fsum(rank.values()) for k, r in rank.items()}
     expected[key(a, b)] += 0.6
@@ -349,7 +354,7 @@ def test_win_matrix_term_matches_a_worked_example() -> None:
         rating={m.id: 1000.0 for m in (a, b, c)},
     )
 
-    probabilities = SmartMatchmaker(floor=0.0).pair_probabilities([a, b, c], stats)
+    probabilities = SmartMatchmaker(floor=0.0, balance=0.0).pair_probabilities([a, b, c], stats)
 
     assert gain(3, 1.0, 0.0, 0.0) == pytest.approx(0.12490, abs=1e-5)
     total = gain(3, 1.0, 0.0, 0.0) + UNPLAYED
@@ -382,7 +387,7 @@ def test_smart_challenger_probabilities_match_a_worked_example() -> None:
     weight = {m: score[m] + 0.1 * max(score.values()) for m in score}
 
     probabilities = SmartMatchmaker(
-        floor=0.1, rank_share=0.3, precision_share=0.6
+        floor=0.1, rank_share=0.3, precision_share=0.6, balance=0.0
     ).challenger_probabilities([incumbent, b, u], incumbent, stats)
 
     total = math.fsum(weight.values())
@@ -459,7 +464,8 @@ def test_doubt_scales_the_ranking_share_by_the_overlap_of_the_neighbours() -> No
     }
     share = 0.3 * 6 / 11
 
-    probabilities = SmartMatchmaker(floor=0.0, rank_share=0.3).pair_probabilities([a, b, c], stats)
+    matchmaker = SmartMatchmaker(floor=0.0, rank_share=0.3, balance=0.0)
+    probabilities = matchmaker.pair_probabilities([a, b, c], stats)
 
     total = math.fsum(win.values())
     expected = {k: (1 - share) * w / total for k, w in win.items()}
@@ -503,6 +509,62 @@ def test_reach_holds_the_ranking_share_back_while_neighbours_are_too_close_to_te
     win_total, rank_total = math.fsum(win.values()), math.fsum(rank.values())
     expected = {k: (1 - share) * win[k] / win_total + share * rank[k] / rank_total for k in win}
     assert probabilities == pytest.approx(expected)
+
+
+def test_balance_pulls_the_models_shares_of_the_votes_towards_even() -> None:
+    """Three equals with the same intervals; a has played b twice and c twice, b and c never.
+
+    Only the precision term counts (the same for every pair). Games: a 4, b 2, c 2, mean 8/3,
+    so even_a = ((8/3 + 1) / 5) ** 3 = (11/15) ** 3, clamped to 0.8 ** 3, and even_b = even_c =
+    ((8/3 + 1) / 3) ** 3 = (11/9) ** 3, under the cap of 1.25.
+    """
+    a, b, c = model("a"), model("b"), model("c")
+    games = {key(a, b): 2, key(a, c): 2}
+    stats = as_predicted(
+        games, {m.id: WIDTH_OF_ROOT_TWO for m in (a, b, c)}, {m.id: 1000.0 for m in (a, b, c)}
+    )
+    even = {a.id: 0.8**3, b.id: (11 / 9) ** 3, c.id: (11 / 9) ** 3}
+    weight = {key(x, y): even[x.id] * even[y.id] for x, y in ((a, b), (a, c), (b, c))}
+
+    matchmaker = SmartMatchmaker(floor=0.0, rank_share=0.0, precision_share=1.0)
+    probabilities = matchmaker.pair_probabilities([a, b, c], stats)
+
+    total = math.fsum(weight.values())
+    assert probabilities == pytest.approx({k: w / total for k, w in weight.items()})
+    assert SmartMatchmaker(
+        floor=0.0, rank_share=0.0, precision_share=1.0, balance=0.0
+    ).pair_probabilities([a, b, c], stats) == pytest.approx(dict.fromkeys(weight, 1 / 3))
+
+
+def test_balance_gives_a_newcomer_to_a_long_board_a_bounded_share() -> None:
+    """A model enabled on a long board is not in every round until it catches up: past the cap,
+    its pull no longer grows with the games it lacks.
+
+    Five equals with the same intervals; the four old models have played each other n times,
+    the newcomer never. Games: 3n each for the old, 0 for it, mean 12n/5, so the ratios are
+    1.25 (clamped) for the newcomer and (12n/5 + 1) / (3n + 1), close to 0.8, for the old.
+    The win matrix is all on the newcomer's four unplayed pairs (the records score as
+    predicted), the precision term even over the ten.
+    """
+    old = [model(name) for name in "abcd"]
+    new = model("new")
+    models = [*old, new]
+
+    def newcomers_share(n: int) -> float:
+        stats = as_predicted(
+            {key(x, y): n for i, x in enumerate(old) for y in old[i + 1 :]},
+            {m.id: 60.0 for m in models},
+            {m.id: 1000.0 for m in models},
+        )
+        probabilities = SmartMatchmaker(floor=0.0, rank_share=0.0).pair_probabilities(models, stats)
+        return math.fsum(p for pair, p in probabilities.items() if new.id in pair)
+
+    mix_new, mix_old = 0.5 / 4 + 0.5 / 10, 0.5 / 10
+    weight_new, weight_old = mix_new * (1.25 * 0.8) ** 3, mix_old * (0.8 * 0.8) ** 3
+    expected = 4 * weight_new / (4 * weight_new + 6 * weight_old)
+    assert newcomers_share(1_000) == pytest.approx(expected, rel=1e-3)
+    assert newcomers_share(10**9) == pytest.approx(expected)
+    assert expected < 0.9  # without the balance: 4 * mix_new = 0.7
 
 
 @given(roster_stats=rosters_and_stats(), incumbent_index=st.integers(0, 7))
