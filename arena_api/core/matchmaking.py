@@ -53,6 +53,7 @@ size random pairing is close to optimal for the median width, so every per cent 
 clamp bounds the pull: a model enabled on a board of many votes has its pairs weighed at most
 ``EVEN_CAP ** (2 * balance)`` (3.8) times higher against the others', however far behind it
 is, instead of playing every round until it catches up.
+
 ``prec`` keeps the intervals of the board shrinking evenly: it favours the models whose
 ratings are least known, against opponents close enough for a vote to be informative.
 ``win`` sends votes where the head-to-head matrix is most likely wrong: a pair whose record
