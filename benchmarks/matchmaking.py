@@ -41,8 +41,15 @@ strategy it prints the median and interquartile range over seeds, the censored r
 smart/random of the medians with a 95 % interval from resampling the seeds (paired: one seed plays
 both strategies against the same planted arena), then a summary of the ratios.
 
+``--oracle KIND:SHARE`` plays random against a planted-top oracle instead of smart: a fixed
+split that knows the planted top six (the top five and the model that could enter it), to show
+what the top five in order can be bought for. ``top:X`` gives share ``X`` of the votes to the
+15 pairs among the six and spreads the rest evenly over every pair; ``even:F`` weighs each pair
+between the six and the others ``F`` times an even split's and lets the six play each other and
+the others play each other to make up, so that every model keeps an even share of the games.
+
 Usage: python benchmarks/matchmaking.py [--seeds 30] [--models 10,20,30,50] [--spreads 200,400,800]
-       [--budget VOTES] [--games-every 50] [--processes 2] [--quick]
+       [--budget VOTES] [--games-every 50] [--processes 2] [--quick] [--oracle KIND:SHARE]
 """
 
 from __future__ import annotations
@@ -75,17 +82,20 @@ sys.path.insert(0, str(ROOT))
 
 from arena_api.core.matchmaking import make_matchmaker  # noqa: E402
 from arena_api.core.models import ModelEntry  # noqa: E402
-from arena_api.core.ports import MatchmakingSnapshot, pair_key  # noqa: E402
+from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key  # noqa: E402
 from arena_rating import SCALE, PairCounts, RatingReport, rate_pairs  # noqa: E402
 from arena_rating._settings import RatingSettings  # noqa: E402
 
-Strategy = Literal["random", "smart"]
+Strategy = Literal["random", "smart", "oracle"]
 STRATEGIES: tuple[Strategy, ...] = ("random", "smart")
+OracleKind = Literal["top", "even"]
 METRICS = ("a", "b", "c", "d")
 
 CHECK_EVERY = 250
 STABLE_FOR = 500
 TOP = 5
+#: The models a planted-top oracle favours: the top five and the one that could enter it.
+ORACLE_TOP = TOP + 1
 TIE_SHARE = 0.10
 CONFIDENCE_LEVEL = 0.95
 RIDGE = RatingSettings().rating_ridge
@@ -118,6 +128,36 @@ def targets(n_models: int) -> Targets:
 
 
 @dataclass(frozen=True)
+class Oracle:
+    """A planted-top split (see the module doc): ``top`` with its share of the votes, or
+    ``even`` with the weight of a pair between the top six and the others."""
+
+    kind: OracleKind
+    share: float
+
+    def check(self, n_models: int) -> None:
+        """Raises ValueError unless the split is a probability distribution on ``n_models``."""
+        t = ORACLE_TOP
+        if self.kind == "top":
+            if not (0.0 <= self.share <= 1.0 and n_models >= t):
+                raise ValueError(f"top:SHARE needs 0 <= SHARE <= 1 and at least {t} models")
+        elif not (n_models >= t + 2 and 0.0 <= self.share <= (n_models - 1) / max(t, n_models - t)):
+            raise ValueError(
+                f"even:{self.share:g} on {n_models} models: it needs at least {t + 2} models and "
+                f"0 <= WEIGHT <= {(n_models - 1) / max(t, n_models - t):.2f}, or the others "
+                "cannot make up the games"
+            )
+
+    def __str__(self) -> str:
+        if self.kind == "top":
+            return f"oracle: the planted top {ORACLE_TOP} get {100 * self.share:g} % of the votes"
+        return (
+            f"oracle: the planted top {ORACLE_TOP} meet the others at {self.share:g} of an "
+            "even split, games per model even"
+        )
+
+
+@dataclass(frozen=True)
 class RunSpec:
     """One simulated arena run."""
 
@@ -127,6 +167,7 @@ class RunSpec:
     strategy: Strategy
     budget: int
     games_every: int = 50
+    oracle: Oracle | None = None  # the split of the "oracle" strategy
 
 
 @dataclass(frozen=True)
@@ -188,6 +229,55 @@ def plant(n_models: int, spread: float, rng: np.random.Generator) -> Arena:
     return Arena(strengths, eta, first.astype(np.intp), second.astype(np.intp), p_first, p_second)
 
 
+def parse_oracle(text: str) -> Oracle:
+    """``top:0.3`` or ``even:0.5`` (``--oracle``)."""
+    kind, _, share = text.partition(":")
+    try:
+        value = float(share)
+    except ValueError:
+        value = math.nan
+    if kind not in ("top", "even") or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected top:SHARE or even:WEIGHT, got {text!r}")
+    return Oracle("top" if kind == "top" else "even", value)
+
+
+def oracle_probabilities(arena: Arena, oracle: Oracle) -> NDArray[np.float64]:
+    """Each pair's probability under ``oracle``, in the arena's pair order.
+
+    Raises:
+        ValueError: the split does not fit the arena (``Oracle.check``).
+    """
+    oracle.check(arena.n_models)
+    n, t = arena.n_models, ORACLE_TOP
+    top = np.isin(np.arange(n), np.argsort(-arena.strengths, kind="stable")[:t])
+    inside = top[arena.first].astype(int) + top[arena.second].astype(int)  # 0, 1 or 2
+    if oracle.kind == "top":
+        weights = (1.0 - oracle.share) / inside.size + oracle.share * (inside == 2) / (
+            t * (t - 1) / 2
+        )
+    else:
+        # Every model plays n - 1 pairs' worth: a top model t - 1 inside and n - t across, an
+        # other model t across and n - t - 1 among the others.
+        across = oracle.share
+        among_top = (n - 1 - (n - t) * across) / (t - 1)
+        among_rest = (n - 1 - t * across) / (n - t - 1)
+        weights = np.array([among_rest, across, among_top])[inside]
+    result: NDArray[np.float64] = weights / weights.sum()
+    return result
+
+
+@dataclass(frozen=True)
+class _PlantedTop:
+    """A fixed split by the planted truth, drawn as the simulation draws a matchmaker's."""
+
+    probabilities: dict[tuple[uuid.UUID, uuid.UUID], float]
+
+    def pair_probabilities(
+        self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
+    ) -> dict[tuple[uuid.UUID, uuid.UUID], float]:
+        return self.probabilities
+
+
 def best_empirical_ratio(arena: Arena) -> float:
     r"""Fewest votes any allocation needs for (c), over what uniform pairs need.
 
@@ -216,7 +306,6 @@ class _Simulation:
         self.arena = plant(spec.n_models, spec.spread, np.random.default_rng([spec.seed, 0]))
         self.voter = np.random.default_rng([spec.seed, 1])
         self.pick_rng = random.Random(spec.seed * 7_919 + spec.n_models)
-        self.matchmaker = make_matchmaker(spec.strategy)
         n = spec.n_models
         self.ids = tuple(uuid.UUID(int=(spec.seed << 32) + m + 1) for m in range(n))
         self.models = [ModelEntry(self.ids[m], f"m{m}", "mock", f"m{m}") for m in range(n)]
@@ -224,6 +313,14 @@ class _Simulation:
             pair_key(self.ids[i], self.ids[j])
             for i, j in zip(self.arena.first, self.arena.second, strict=True)
         ]
+        self.matchmaker: Matchmaker | _PlantedTop
+        if spec.strategy == "oracle":
+            if spec.oracle is None:
+                raise ValueError("the oracle strategy needs its split")
+            split = oracle_probabilities(self.arena, spec.oracle)
+            self.matchmaker = _PlantedTop(dict(zip(self.keys, split.tolist(), strict=True)))
+        else:
+            self.matchmaker = make_matchmaker(spec.strategy)
         self.index = {key: k for k, key in enumerate(self.keys)}
         self.slot = {model.id: m for m, model in enumerate(self.models)}
         n_pairs = len(self.keys)
@@ -246,6 +343,7 @@ class _Simulation:
         """
         probabilities = getattr(self.matchmaker, "pair_probabilities", None)
         if probabilities is None:
+            assert not isinstance(self.matchmaker, _PlantedTop)
             picks = (
                 self.matchmaker.pick_pair(self.models, self.snapshot, self.pick_rng)
                 for _ in range(count)
@@ -449,9 +547,14 @@ def _votes(values: NDArray[np.float64]) -> str:
 def report(results: Iterable[RunResult], seconds: float) -> str:
     """The per-configuration tables and a one-line-per-configuration summary of the ratios."""
     by_config: dict[tuple[int, float], dict[Strategy, list[RunResult]]] = {}
+    other: Strategy = "smart"
+    name = "smart"
     for result in results:
         key = (result.spec.n_models, result.spec.spread)
-        by_config.setdefault(key, {"random": [], "smart": []})[result.spec.strategy].append(result)
+        runs_of = by_config.setdefault(key, {"random": [], "smart": [], "oracle": []})
+        runs_of[result.spec.strategy].append(result)
+        if result.spec.strategy == "oracle":
+            other, name = "oracle", str(result.spec.oracle)
     rng = np.random.default_rng(0)
     lines: list[str] = []
     summary: list[str] = []
@@ -467,14 +570,14 @@ def report(results: Iterable[RunResult], seconds: float) -> str:
             f"{spread / (n_models - 1):.1f}), eta = {arena.tie_threshold:.3f}, "
             f"ties {100 * ties:.1f} %, budget {budget:,} votes, {len(runs['random'])} seeds; "
             f"best (c) ratio to an even split {bound:.2f}",
-            f"  {'metric':<38} {'random: median [IQR]':<35} {'smart: median [IQR]':<35} "
-            "smart/random [95 % CI]",
+            f"  {'metric':<38} {'random: median [IQR]':<35} {other + ': median [IQR]':<35} "
+            f"{other}/random [95 % CI]",
         ]
         ratios: list[str] = []
         label = labels(targets(n_models))
         for metric in METRICS:
             random_ = votes_needed(runs["random"], metric)
-            smart = votes_needed(runs["smart"], metric)
+            smart = votes_needed(runs[other], metric)
             ratio, low, high, qualifier = median_ratio(smart, random_, budget, rng)
             shown = "n/a" if qualifier == "n/a" else f"{qualifier}{ratio:.2f}"
             interval = "" if qualifier == "n/a" else f" [{low:.2f}-{high:.2f}]"
@@ -490,7 +593,8 @@ def report(results: Iterable[RunResult], seconds: float) -> str:
     )
     lines += [
         "",
-        "smart/random, ratio of the median votes needed (< 1: smart needs fewer)",
+        f"{other}/random, ratio of the median votes needed (< 1: {other} needs fewer)",
+        *([f"  ({name})"] if other == "oracle" else []),
         f"  {'N':>3} {'spread':>6} {'(a)':>7} {'(b)':>7} {'(c)':>7} {'(d)':>7} {'(c) best':>8}",
         *summary,
         f"  {'geometric mean':<10} {overall}",
@@ -520,11 +624,12 @@ def specs(args: argparse.Namespace) -> list[RunSpec]:
             strategy=strategy,
             budget=args.budget or default_budget(int(n)),
             games_every=args.games_every,
+            oracle=args.oracle if strategy == "oracle" else None,
         )
         for n in args.models
         for spread in args.spreads
         for seed in range(args.seeds)
-        for strategy in STRATEGIES
+        for strategy in (("random", "oracle") if args.oracle else STRATEGIES)
     ]
     return sorted(runs, key=lambda r: (-r.n_models, r.spread, r.seed))
 
@@ -538,7 +643,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games-every", type=int, default=50)
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--quick", action="store_true", help="3 seeds, 10 models, spread 400")
+    parser.add_argument(
+        "--oracle",
+        type=parse_oracle,
+        default=None,
+        help="top:SHARE or even:WEIGHT, a planted-top split played instead of smart",
+    )
     args = parser.parse_args(argv)
+    if args.oracle is not None:
+        for n in args.models:
+            try:
+                args.oracle.check(int(n))
+            except ValueError as error:
+                parser.error(str(error))
     if args.quick:
         args.seeds, args.models, args.spreads = 3, [10], [400.0]
         args.budget = args.budget or 20_000

@@ -9,6 +9,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from arena_api.core.matchmaking import SmartMatchmaker
 from arena_api.core.ports import pair_key
 from arena_rating import SCALE
 from benchmarks import matchmaking as simulation
@@ -106,13 +107,15 @@ def test_smart_draws_follow_what_pick_pair_would_choose() -> None:
         sim.rate()
     rng = random.Random(1)
     draws = 20_000
+    smart = sim.matchmaker
+    assert isinstance(smart, SmartMatchmaker)
 
     picks = Counter(
-        pair_key(*(m.id for m in sim.matchmaker.pick_pair(sim.models, sim.snapshot, rng)))
+        pair_key(*(m.id for m in smart.pick_pair(sim.models, sim.snapshot, rng)))
         for _ in range(draws)
     )
 
-    probabilities = sim.matchmaker.pair_probabilities(sim.models, sim.snapshot)  # type: ignore[attr-defined]
+    probabilities = smart.pair_probabilities(sim.models, sim.snapshot)
     for key, p in probabilities.items():
         assert abs(picks[key] / draws - p) <= 5 * math.sqrt(p * (1 - p) / draws)
 
@@ -166,3 +169,59 @@ def test_a_censored_random_median_makes_the_ratio_an_upper_bound() -> None:
     assert qualifier == "<="
     assert ratio == pytest.approx(1_250 / 5_000)
     assert low <= ratio <= high
+
+
+def test_top_oracle_gives_its_share_to_the_pairs_among_the_planted_top_six() -> None:
+    arena = plant(10, 400.0, np.random.default_rng(2))
+    six = np.argsort(-arena.strengths)[:6]
+
+    p = simulation.oracle_probabilities(arena, simulation.Oracle("top", 0.3))
+
+    inside = np.isin(arena.first, six) & np.isin(arena.second, six)
+    assert inside.sum() == 15
+    np.testing.assert_allclose(p[inside], 0.7 / 45 + 0.3 / 15)
+    np.testing.assert_allclose(p[~inside], 0.7 / 45)
+
+
+def test_even_oracle_keeps_every_models_share_of_the_games_even() -> None:
+    arena = plant(12, 800.0, np.random.default_rng(4))
+    six = np.argsort(-arena.strengths)[:6]
+
+    p = simulation.oracle_probabilities(arena, simulation.Oracle("even", 0.5))
+
+    per_model = np.bincount(arena.first, p, 12) + np.bincount(arena.second, p, 12)
+    np.testing.assert_allclose(per_model, 2 / 12)
+    across = np.isin(arena.first, six) != np.isin(arena.second, six)
+    np.testing.assert_allclose(p[across], 0.5 / 66)
+    assert p.sum() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("oracle", "n_models"),
+    [("even:0.5", 7), ("even:-0.1", 10), ("even:2", 10), ("top:1.5", 10), ("top:0.3", 5)],
+)
+def test_an_oracle_split_that_does_not_fit_is_rejected(oracle: str, n_models: int) -> None:
+    with pytest.raises(ValueError):
+        simulation.parse_oracle(oracle).check(n_models)
+    with pytest.raises(SystemExit):
+        simulation.main(["--oracle", oracle, "--models", str(n_models), "--seeds", "1"])
+
+
+@pytest.mark.parametrize("text", ["top", "top:x", "middle:0.3", "even:nan"])
+def test_a_malformed_oracle_is_a_usage_error(text: str) -> None:
+    with pytest.raises(SystemExit):
+        simulation.main(["--oracle", text, "--seeds", "1"])
+
+
+def test_an_oracle_run_is_reported_against_random() -> None:
+    oracle = simulation.parse_oracle("top:0.3")
+    runs = [
+        simulate(RunSpec(8, 800.0, seed=1, strategy=strategy, budget=30_000, oracle=oracle))
+        for strategy in ("random", "oracle")
+    ]
+
+    text = simulation.report(runs, seconds=1.0)
+
+    assert all(v is not None for run in runs for v in run.votes.values())
+    assert "oracle/random, ratio of the median votes needed" in text
+    assert "the planted top 6 get 30 % of the votes" in text
