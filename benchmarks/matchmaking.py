@@ -141,11 +141,13 @@ class Oracle:
         if self.kind == "top":
             if not (0.0 <= self.share <= 1.0 and n_models >= t):
                 raise ValueError(f"top:SHARE needs 0 <= SHARE <= 1 and at least {t} models")
-        elif not (n_models >= t + 2 and 0.0 <= self.share <= (n_models - 1) / max(t, n_models - t)):
+            return
+        # The top six (and the others) must be able to make up the games they lose across.
+        most = (n_models - 1) / max(t, n_models - t)
+        if not (n_models >= t + 2 and 0.0 <= self.share <= most):
             raise ValueError(
                 f"even:{self.share:g} on {n_models} models: it needs at least {t + 2} models and "
-                f"0 <= WEIGHT <= {(n_models - 1) / max(t, n_models - t):.2f}, or the others "
-                "cannot make up the games"
+                f"0 <= WEIGHT <= {most:.2f}, or the others cannot make up the games"
             )
 
     def __str__(self) -> str:
@@ -204,7 +206,11 @@ class Arena:
 
     @property
     def top(self) -> list[int]:
-        return [int(i) for i in np.argsort(-self.strengths, kind="stable")[:TOP]]
+        return self.leaders(TOP)
+
+    def leaders(self, count: int) -> list[int]:
+        """The ``count`` strongest models, strongest first."""
+        return [int(i) for i in np.argsort(-self.strengths, kind="stable")[:count]]
 
 
 def rao_kupper(
@@ -249,7 +255,7 @@ def oracle_probabilities(arena: Arena, oracle: Oracle) -> NDArray[np.float64]:
     """
     oracle.check(arena.n_models)
     n, t = arena.n_models, ORACLE_TOP
-    top = np.isin(np.arange(n), np.argsort(-arena.strengths, kind="stable")[:t])
+    top = np.isin(np.arange(n), arena.leaders(t))
     inside = top[arena.first].astype(int) + top[arena.second].astype(int)  # 0, 1 or 2
     if oracle.kind == "top":
         weights = (1.0 - oracle.share) / inside.size + oracle.share * (inside == 2) / (
@@ -268,14 +274,9 @@ def oracle_probabilities(arena: Arena, oracle: Oracle) -> NDArray[np.float64]:
 
 @dataclass(frozen=True)
 class _PlantedTop:
-    """A fixed split by the planted truth, drawn as the simulation draws a matchmaker's."""
+    """A fixed split by the planted truth: each pair's probability, in the arena's pair order."""
 
-    probabilities: dict[tuple[uuid.UUID, uuid.UUID], float]
-
-    def pair_probabilities(
-        self, models: Sequence[ModelEntry], stats: MatchmakingSnapshot
-    ) -> dict[tuple[uuid.UUID, uuid.UUID], float]:
-        return self.probabilities
+    split: NDArray[np.float64]
 
 
 def best_empirical_ratio(arena: Arena) -> float:
@@ -317,8 +318,7 @@ class _Simulation:
         if spec.strategy == "oracle":
             if spec.oracle is None:
                 raise ValueError("the oracle strategy needs its split")
-            split = oracle_probabilities(self.arena, spec.oracle)
-            self.matchmaker = _PlantedTop(dict(zip(self.keys, split.tolist(), strict=True)))
+            self.matchmaker = _PlantedTop(oracle_probabilities(self.arena, spec.oracle))
         else:
             self.matchmaker = make_matchmaker(spec.strategy)
         self.index = {key: k for k, key in enumerate(self.keys)}
@@ -341,16 +341,18 @@ class _Simulation:
         Drawing from ``pair_probabilities`` once is the same distribution as calling
         ``pick_pair`` ``count`` times with one snapshot, without its O(models²) work per call.
         """
-        probabilities = getattr(self.matchmaker, "pair_probabilities", None)
-        if probabilities is None:
-            assert not isinstance(self.matchmaker, _PlantedTop)
-            picks = (
-                self.matchmaker.pick_pair(self.models, self.snapshot, self.pick_rng)
-                for _ in range(count)
-            )
-            return np.array([self.index[pair_key(a.id, b.id)] for a, b in picks], dtype=np.intp)
-        by_key = probabilities(self.models, self.snapshot)
-        p = np.array([by_key[key] for key in self.keys])
+        if isinstance(self.matchmaker, _PlantedTop):
+            p = self.matchmaker.split
+        else:
+            probabilities = getattr(self.matchmaker, "pair_probabilities", None)
+            if probabilities is None:
+                picks = (
+                    self.matchmaker.pick_pair(self.models, self.snapshot, self.pick_rng)
+                    for _ in range(count)
+                )
+                return np.array([self.index[pair_key(a.id, b.id)] for a, b in picks], dtype=np.intp)
+            by_key = probabilities(self.models, self.snapshot)
+            p = np.array([by_key[key] for key in self.keys])
         seed = self.pick_rng.getrandbits(63)
         return np.random.default_rng(seed).choice(p.size, size=count, p=p / p.sum())
 
@@ -546,15 +548,13 @@ def _votes(values: NDArray[np.float64]) -> str:
 
 def report(results: Iterable[RunResult], seconds: float) -> str:
     """The per-configuration tables and a one-line-per-configuration summary of the ratios."""
+    results = list(results)
+    oracle = next((r.spec.oracle for r in results if r.spec.strategy == "oracle"), None)
+    other: Strategy = "smart" if oracle is None else "oracle"  # what random is measured against
     by_config: dict[tuple[int, float], dict[Strategy, list[RunResult]]] = {}
-    other: Strategy = "smart"
-    name = "smart"
     for result in results:
         key = (result.spec.n_models, result.spec.spread)
-        runs_of = by_config.setdefault(key, {"random": [], "smart": [], "oracle": []})
-        runs_of[result.spec.strategy].append(result)
-        if result.spec.strategy == "oracle":
-            other, name = "oracle", str(result.spec.oracle)
+        by_config.setdefault(key, {"random": [], other: []})[result.spec.strategy].append(result)
     rng = np.random.default_rng(0)
     lines: list[str] = []
     summary: list[str] = []
@@ -594,7 +594,7 @@ def report(results: Iterable[RunResult], seconds: float) -> str:
     lines += [
         "",
         f"{other}/random, ratio of the median votes needed (< 1: {other} needs fewer)",
-        *([f"  ({name})"] if other == "oracle" else []),
+        *([f"  ({oracle})"] if oracle is not None else []),
         f"  {'N':>3} {'spread':>6} {'(a)':>7} {'(b)':>7} {'(c)':>7} {'(d)':>7} {'(c) best':>8}",
         *summary,
         f"  {'geometric mean':<10} {overall}",
