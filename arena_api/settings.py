@@ -417,7 +417,8 @@ SETTINGS: tuple[Setting, ...] = (
         "MATCHMAKER",
         "smart",
         "Pair selection: `smart` (records that stray from the ratings, unplayed pairs, the "
-        "top's uncertain order; docs/rating.md) or `random` (uniform).",
+        "top's uncertain order, more games for the top places; docs/rating.md) or `random` "
+        "(uniform).",
         _choice("smart", "random"),
         attr="matchmaker",
         group="arena",

@@ -82,7 +82,9 @@ def test_module_exports_the_matchmakers() -> None:
         "DEFAULT_FLOOR",
         "DEFAULT_PRECISION_SHARE",
         "DEFAULT_RANK_SHARE",
+        "DEFAULT_TILT",
         "EVEN_CAP",
+        "LEAD_PLACES",
         "TOP_RANKS",
         "RandomMatchmaker",
         "SmartMatchmaker",
@@ -113,7 +115,7 @@ def test_invalid_floor_or_balance_is_rejected(name: str, value: float) -> None:
         SmartMatchmaker(**{name: value})
 
 
-@pytest.mark.parametrize("name", ["rank_share", "precision_share"])
+@pytest.mark.parametrize("name", ["rank_share", "precision_share", "tilt"])
 @pytest.mark.parametrize("share", [-0.1, 1.5, math.nan], ids=["negative", "above-one", "nan"])
 def test_invalid_share_is_rejected(name: str, share: float) -> None:
     with pytest.raises(ValueError, match=name):
@@ -565,6 +567,79 @@ def test_balance_gives_a_newcomer_to_a_long_board_a_bounded_share() -> None:
     assert newcomers_share(1_000) == pytest.approx(expected, rel=1e-3)
     assert newcomers_share(10**9) == pytest.approx(expected)
     assert expected < 0.9  # without the balance: 4 * mix_new = 0.7
+
+
+def ranked_board(size: int, games: int) -> tuple[list[ModelEntry], MatchmakingSnapshot]:
+    """``size`` models 10 points apart (m0 the best), every pair ``games`` games as predicted,
+    the same intervals."""
+    models = [model(f"m{place}") for place in range(size)]
+    stats = as_predicted(
+        games={key(a, b): games for i, a in enumerate(models) for b in models[i + 1 :]},
+        ci_width={m.id: 60.0 for m in models},
+        rating={m.id: 1500.0 - 10.0 * place for place, m in enumerate(models)},
+    )
+    return models, stats
+
+
+def test_tilt_targets_more_games_for_the_top_and_fewer_for_the_last_places() -> None:
+    """12 models with equal games g = 11 * 100: the first six places' targets are 1.15 g, the
+    last four's 1 - 0.15 * 6 / 4 = 0.775 g (clamped to 0.8), the two between keep g. Each pair's
+    weight moves from the untilted one by even_a * even_b."""
+    models, stats = ranked_board(12, 100)
+    g = 11 * 100
+    ratio = {
+        m.id: min(max((t * g + 1) / (g + 1), 0.8), 1.25)
+        for m, t in zip(models, [1.15] * 6 + [1.0] * 2 + [0.775] * 4, strict=True)
+    }
+
+    tilted = SmartMatchmaker(floor=0.0).pair_probabilities(models, stats)
+    even = SmartMatchmaker(floor=0.0, tilt=0.0).pair_probabilities(models, stats)
+
+    weight = {pair: p * (ratio[pair[0]] * ratio[pair[1]]) ** 3 for pair, p in even.items()}
+    total = math.fsum(weight.values())
+    assert tilted == pytest.approx({pair: w / total for pair, w in weight.items()})
+
+    def share(probabilities: dict[tuple[uuid.UUID, uuid.UUID], float], m: ModelEntry) -> float:
+        return math.fsum(p for pair, p in probabilities.items() if m.id in pair)
+
+    assert share(tilted, models[0]) > 1.3 * share(even, models[0])
+    assert share(tilted, models[-1]) < 0.7 * share(even, models[-1])
+
+
+@pytest.mark.parametrize(
+    ("size", "tilt", "up", "down", "tail"),
+    [
+        pytest.param(6, 0.15, 0.0, 0.0, 0, id="6-all-lead"),
+        pytest.param(7, 0.15, 1 / 12, 1 / 2, 1, id="7-capped"),
+        pytest.param(10, 0.15, 0.15, 0.3, 3, id="10"),
+        pytest.param(10, 1.0, 1 / 4, 1 / 2, 3, id="10-capped"),
+        pytest.param(16, 0.15, 0.15, 0.15, 6, id="16"),
+        pytest.param(50, 0.15, 0.15, 0.15, 6, id="50"),
+    ],
+)
+def test_tilt_leaves_the_median_places_and_half_the_mean_to_the_last(
+    size: int, tilt: float, up: float, down: float, tail: int
+) -> None:
+    """The targets of the module doc: at most floor(n / 2) - 2 places lose games (so the median
+    interval is not theirs), none below half the mean, and the mean target stays 1."""
+    models, stats = ranked_board(size, 10)
+    ranking = matchmaking._ranking(models, matchmaking._rated(models, stats))
+
+    targets = matchmaking._targets(models, ranking, tilt)
+
+    expected = [1 + up] * min(size, 6) + [1.0] * (size - min(size, 6) - tail) + [1 - down] * tail
+    assert [targets.get(m.id, 1.0) for m in models] == pytest.approx(expected)
+    assert math.fsum(expected) == pytest.approx(size)
+
+
+def test_no_tilt_while_a_model_is_unrated() -> None:
+    models, stats = ranked_board(12, 10)
+    stats = dataclasses.replace(
+        stats, rating={k: v for k, v in stats.rating.items() if k != models[3].id}
+    )
+    ranking = matchmaking._ranking(models, matchmaking._rated(models, stats))
+
+    assert matchmaking._targets(models, ranking, 0.15) == {}
 
 
 @given(roster_stats=rosters_and_stats(), incumbent_index=st.integers(0, 7))
