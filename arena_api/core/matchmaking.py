@@ -67,7 +67,8 @@ keep the mean share. At most ``floor(n / 2) - 2`` models lose games, so the two 
 widths make the median are not theirs (with one to spare: the widest intervals are not always
 the last places'), and the median interval stays where an even split puts it. The other terms
 pull back, so the shares reached are about 60 % of the way to the targets (1.09 and 0.865 of
-the mean on 12 models after 5,000 votes, against 1.15 and 0.775). The measured effect is in docs/rating.md (``benchmarks/matchmaking.py``).
+the mean on 12 models after 5,000 votes, against 1.15 and 0.775). The measured effect is in
+docs/rating.md (``benchmarks/matchmaking.py``).
 
 ``prec`` keeps the intervals of the board shrinking evenly: it favours the models whose
 ratings are least known, against opponents close enough for a vote to be informative.
