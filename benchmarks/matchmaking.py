@@ -80,7 +80,7 @@ from scipy.special import expit  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena_api.core.matchmaking import make_matchmaker  # noqa: E402
+from arena_api.core.matchmaking import LEAD_PLACES, make_matchmaker  # noqa: E402
 from arena_api.core.models import ModelEntry  # noqa: E402
 from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key  # noqa: E402
 from arena_rating import SCALE, PairCounts, RatingReport, rate_pairs  # noqa: E402
@@ -94,8 +94,9 @@ METRICS = ("a", "b", "c", "d")
 CHECK_EVERY = 250
 STABLE_FOR = 500
 TOP = 5
-#: The models a planted-top oracle favours: the top five and the one that could enter it.
-ORACLE_TOP = TOP + 1
+#: The models a planted-top oracle favours: the top five and the one that could enter it, the
+#: places the smart matchmaker's tilt favours.
+ORACLE_TOP = LEAD_PLACES
 TIE_SHARE = 0.10
 CONFIDENCE_LEVEL = 0.95
 RIDGE = RatingSettings().rating_ridge

@@ -463,16 +463,15 @@ def _targets(
 ) -> dict[uuid.UUID, float]:
     """t_x of the module doc for the models whose target is not 1, keyed by id."""
     n = len(roster)
-    lead = min(LEAD_PLACES, n)
-    tail = min(LEAD_PLACES, n // 2 - 2, n - lead)
+    tail = min(LEAD_PLACES, n // 2 - 2, n - LEAD_PLACES)  # <= 0 on boards of six or fewer
     if tail <= 0 or tilt == 0.0 or len(ranking.place) < n:
         return {}
-    up = min(tilt, tail / (2.0 * lead))
-    down = up * lead / tail
+    up = min(tilt, tail / (2.0 * LEAD_PLACES))
+    down = up * LEAD_PLACES / tail
     return {
-        model_id: 1.0 + up if place < lead else 1.0 - down
+        model_id: 1.0 + up if place < LEAD_PLACES else 1.0 - down
         for model_id, place in ranking.place.items()
-        if place < lead or place >= n - tail
+        if place < LEAD_PLACES or place >= n - tail
     }
 
 
