@@ -45,6 +45,13 @@ $(AXE): $(BUN)
 	@echo "installing Debian's redis-server for the cluster tests"
 	apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 
+# podman (with runc, and debootstrap for a stand-in base where the official one cannot be
+# pulled) for the image test, which builds the Dockerfile and runs the image: no Docker daemon
+# runs here, and podman's storage stays under .arena/containers.
+/usr/bin/podman:
+	@echo "installing Debian's podman for the container image test"
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc debootstrap >/dev/null
+
 # With no roster of its own and no keys, the product runs on the mock provider.
 run: setup
 	ARENA_MOCK_PROVIDER=$${ARENA_MOCK_PROVIDER:-1} \
@@ -56,7 +63,7 @@ lint: setup
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy arena_api arena_rating arena_app
 
-test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server lint
+test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server /usr/bin/podman lint
 	$(PY) -m pytest
 
 e2e: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server

@@ -66,6 +66,14 @@ def build_frontend() -> float:
     Raises:
         RuntimeError: the build failed; the message carries the tail of Reflex's output.
     """
+    if not (ROOT / "rxconfig.py").is_file():
+        # The package was imported from an installed copy (site-packages), not from the
+        # project: Reflex would look for the app beside it. The image installs it editable.
+        raise RuntimeError(
+            f"the frontend is built from the project's folder, but arena_app was imported from "
+            f"{ROOT}, which has no rxconfig.py: install the project in editable mode "
+            "(`pip install -e .`) or run from its folder"
+        )
     started = time.monotonic()
     env = reflex_env()
     env["REFLEX_ENV_MODE"] = "prod"
