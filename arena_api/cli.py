@@ -28,7 +28,8 @@ from arena_api.core.plans import resolve_default_model
 from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
 from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
-from arena_api.roster import RosterError, load_roster
+from arena_api.keys import export_salt, secret_from_file, token_secret
+from arena_api.roster import RosterError, roster_of
 from arena_api.routes.lifecycle import INTERNAL_TOKEN
 from arena_api.settings import (
     Settings,
@@ -52,43 +53,33 @@ def _fail(message: str, status: int = 2) -> None:
 
 
 def _settings(*, serving: bool = False) -> Settings:
+    """The environment's settings; a bad value ends the command with one line.
+
+    Args:
+        serving: the command signs vote tokens (``arena serve``, ``arena suite run``): its
+            secret is found now (``arena_api.keys``), and the rules of a serving process apply.
+    """
     try:
         if serving:
             _secret_from_file()
         settings = load_settings()
         if serving:
             settings.check_serving()
+            token_secret(settings)
     except SettingsError as exc:
         _fail(str(exc))
     except OSError as exc:
-        _fail(f"MATCHUP_TOKEN_SECRET_FILE cannot be read or created: {exc}", 1)
+        _fail(f"the token secret cannot be read or created: {exc}", 1)
     return settings
 
 
 def _secret_from_file() -> None:
-    """With ``MATCHUP_TOKEN_SECRET_FILE`` and no ``MATCHUP_TOKEN_SECRET``: read the secret from
-    that file, creating it (mode 600, 256 random bits) when absent, and put it in this process's
-    environment, which the server and the rating process inherit.
-
-    Replicas sharing the file's volume may start together: the secret is written to a file of
-    this process's own and linked into place, which only one of them can do, so every one reads
-    the same complete secret."""
+    """With ``MATCHUP_TOKEN_SECRET_FILE`` and no ``MATCHUP_TOKEN_SECRET``: put the file's secret
+    (created when absent) in this process's environment, where the production rules see it and
+    the server and the rating process inherit it."""
     path = os.environ.get("MATCHUP_TOKEN_SECRET_FILE")
-    if not path or os.environ.get("MATCHUP_TOKEN_SECRET"):
-        return
-    file = Path(path)
-    if not file.exists():
-        file.parent.mkdir(parents=True, exist_ok=True)
-        draft = file.with_name(f".{file.name}.{os.getpid()}.{secrets.token_hex(4)}")
-        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        try:
-            with os.fdopen(descriptor, "w") as out:
-                out.write(secrets.token_hex(32) + "\n")
-            with contextlib.suppress(FileExistsError):  # another replica was first
-                os.link(draft, file)
-        finally:
-            draft.unlink()
-    os.environ["MATCHUP_TOKEN_SECRET"] = file.read_text().strip()
+    if path and not os.environ.get("MATCHUP_TOKEN_SECRET"):
+        os.environ["MATCHUP_TOKEN_SECRET"] = secret_from_file(Path(path))
 
 
 @contextlib.contextmanager
@@ -110,7 +101,7 @@ async def _prepare(url: str, settings: Settings, *, seed: bool) -> SeedResult | 
         await upgrade(engine)
         if not seed:
             return None
-        result = await seed_roster(engine, load_roster(settings.models_file))
+        result = await seed_roster(engine, roster_of(settings))
         if settings.default_model is not None:
             # Checked here too: a bad value stops `arena serve` with one line, not a worker crash.
             resolve_default_model(settings.default_model, await list_enabled_models(engine))
@@ -143,7 +134,7 @@ def serve(dev: bool) -> None:
         seeded = _run_prepare(url, settings, seed=True)
         if seeded is not None:
             click.echo(
-                f"arena: roster {settings.models_file}: {seeded.inserted} new, "
+                f"arena: roster {settings.roster_source}: {seeded.inserted} new, "
                 f"{seeded.updated} kept, {seeded.disabled} disabled"
             )
         from arena_app.build import ensure_frontend, reflex_env
@@ -284,12 +275,12 @@ def db_seed(path: Path | None) -> None:
     """Load the model roster from YAML into `models` (idempotent)."""
     settings = _settings()
     if path is not None:
-        settings = dataclasses.replace(settings, models_file=path)
+        settings = dataclasses.replace(settings, models_file=path, models=())
     with _database(settings) as url:
         result = _run_prepare(url, settings, seed=True)
     assert result is not None
     click.echo(
-        f"arena: roster {settings.models_file}: {result.inserted} new, {result.updated} kept, "
+        f"arena: roster {settings.roster_source}: {result.inserted} new, {result.updated} kept, "
         f"{result.disabled} disabled"
     )
 
@@ -480,56 +471,81 @@ def _instant(value: str | None, name: str) -> datetime | None:
 @click.option(
     "--output",
     "-o",
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=click.Path(dir_okay=False, allow_dash=True),
     default=None,
-    help="The file to write (default: votes.jsonl or votes.parquet).",
+    help="The file to write, or - for standard output (default: votes.jsonl or votes.parquet).",
 )
 def export_votes(
-    since: str | None, until: str | None, kind: str, include_text: bool, output: Path | None
+    since: str | None, until: str | None, kind: str, include_text: bool, output: str | None
 ) -> None:
     """Open vote data: one row per vote (models, outcome, mode, method, categories, style
-    features, timings, anonymised session), streamed to a file with a progress bar."""
+    features, timings, anonymised session), streamed to a file or standard output with a
+    progress bar (on standard error when the votes go to standard output)."""
     start, end = _instant(since, "since"), _instant(until, "until")
-    path = output or Path(f"votes.{kind}")
-    settings = _settings(serving=True)
+    # `-o -` is standard output, as for most tools (`-o ./-` still names a file).
+    path = None if output == "-" else Path(output or f"votes.{kind}")
+    to_stdout = path is None
+    if to_stdout and kind == "parquet" and sys.stdout.isatty():
+        _fail("--format parquet writes binary data: send standard output to a file or a pipe")
+    settings = _settings()
+    try:
+        salt = export_salt(settings)
+    except SettingsError as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"the token secret cannot be read or created: {exc}", 1)
     with _database(settings) as url:
         _run_prepare(url, settings, seed=False)
         try:
             written = asyncio.run(
-                _export(settings, url, path, start, end, include_text, kind == "parquet")
+                _export(url, salt, path, start, end, include_text, kind == "parquet")
             )
         except ArenaError as exc:
             _fail(exc.message)
             return
-    click.echo(f"arena: {written:,} votes written to {path}")
+        except BrokenPipeError:
+            # The reader went away (`arena export -o - | head`): no traceback, and no second
+            # error when Python flushes standard output on the way out.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise SystemExit(1) from None
+    where = "standard output" if path is None else str(path)
+    click.echo(f"arena: {written:,} votes written to {where}", err=to_stdout)
 
 
 async def _export(
-    settings: Settings,
     url: str,
-    path: Path,
+    salt: bytes,
+    path: Path | None,
     since: datetime | None,
     until: datetime | None,
     include_text: bool,
     parquet: bool,
 ) -> int:
-    from arena_api.app import export_salt, token_secret
     from arena_api.db.repository import create_pool
     from arena_api.services.export import VoteExport
 
+    to_stdout = path is None  # then only the votes go there; the messages go to stderr
     pool = await create_pool(url, max_size=2)
     try:
-        export = VoteExport(pool, export_salt(settings, token_secret(settings)))
+        export = VoteExport(pool, salt)
         total = await export.count(since, until)
-        with click.progressbar(length=total, label="exporting votes", show_pos=True) as bar:
-            return await export.write(
-                path,
+        with click.progressbar(
+            length=total,
+            label="exporting votes",
+            show_pos=True,
+            file=sys.stderr if to_stdout else None,
+        ) as bar:
+            written = await export.write(
+                sys.stdout.buffer if path is None else path,
                 since=since,
                 until=until,
                 include_text=include_text,
                 parquet=parquet,
                 progress=bar.update,
             )
+        if to_stdout:
+            sys.stdout.buffer.flush()
+        return written
     finally:
         await pool.close()
 

@@ -12,12 +12,13 @@ Both stream: memory stays bounded by one batch, whatever the number of votes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import asyncpg
 
@@ -65,7 +66,7 @@ class VoteExport:
 
     async def write(
         self,
-        path: Path,
+        target: Path | BinaryIO,
         *,
         since: datetime | None,
         until: datetime | None,
@@ -73,7 +74,16 @@ class VoteExport:
         parquet: bool,
         progress: Callable[[int], None] | None = None,
     ) -> int:
-        """Write the export to ``path``; the number of votes written.
+        """Write the export to ``target``; the number of votes written.
+
+        Args:
+            target: a file to create, or a binary stream to write to and leave open (standard
+                output: Parquet needs no seeking, so a pipe will do).
+            since: votes cast at or after.
+            until: votes cast before.
+            include_text: add the prompts and the answers.
+            parquet: Parquet instead of JSON Lines.
+            progress: called with the number of votes of each batch written.
 
         Raises:
             ArenaError: Parquet without ``pyarrow`` installed.
@@ -81,7 +91,7 @@ class VoteExport:
         written = 0
         columns = (*EXPORT_COLUMNS, *(TEXT_COLUMNS if include_text else ()))
         if parquet:
-            writer = _ParquetWriter(path, columns)
+            writer = _ParquetWriter(target, columns)
             try:
                 async for rows in self.batches(since, until, include_text=include_text):
                     writer.write(rows)
@@ -91,7 +101,8 @@ class VoteExport:
             finally:
                 writer.close()
             return written
-        with path.open("wb") as out:
+        with contextlib.ExitStack() as stack:
+            out = stack.enter_context(target.open("wb")) if isinstance(target, Path) else target
             async for rows in self.batches(since, until, include_text=include_text):
                 out.write(b"".join(row_json(row) for row in rows))
                 written += len(rows)
@@ -103,7 +114,7 @@ class VoteExport:
 class _ParquetWriter:
     """Row groups of one batch each, through ``pyarrow`` (an optional dependency)."""
 
-    def __init__(self, path: Path, columns: tuple[str, ...]) -> None:
+    def __init__(self, target: Path | BinaryIO, columns: tuple[str, ...]) -> None:
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -132,7 +143,8 @@ class _ParquetWriter:
         }
         self._columns = columns
         self._schema = pa.schema([(name, types.get(name, text)) for name in columns])
-        self._writer = pq.ParquetWriter(str(path), self._schema, compression="zstd")
+        where = str(target) if isinstance(target, Path) else target
+        self._writer = pq.ParquetWriter(where, self._schema, compression="zstd")
 
     def write(self, rows: list[dict[str, Any]]) -> None:
         data = {

@@ -1,33 +1,52 @@
-"""`arena` refuses to start on a bad configuration with one line, before serving anything."""
+"""`arena` refuses to start on a bad configuration with one line, before serving anything; only
+the commands that sign vote tokens (or name sessions with the token secret) look for a secret,
+and `-o -` writes to standard output."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_api.db.export import EXPORT_COLUMNS
+from tests.integration.arena_harness import serve_arena
 from tests.support import ROOT
 
+API_TOKEN = "cli-export-token-0123456789"
 
-def _arena(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+
+def _run(args: tuple[str, ...], env: dict[str, str], *, text: bool) -> Any:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))}
     return subprocess.run(
         [sys.executable, "-m", "arena_api", *args],
         cwd=ROOT,
         env={**clean, **env},
         capture_output=True,
-        text=True,
+        text=text,
         timeout=120,
         check=False,
     )
 
 
-def test_serve_without_a_token_secret_stops_with_one_line() -> None:
-    result = _arena("serve", PORT="1")
+def _arena(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return _run(args, env, text=True)  # type: ignore[no-any-return]
+
+
+def _arena_bytes(*args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    return _run(args, env, text=False)  # type: ignore[no-any-return]
+
+
+def test_serve_without_a_token_secret_stops_with_one_line(tmp_path: Path) -> None:
+    result = _arena("serve", PORT="1", ARENA_DATA_DIR=str(tmp_path))
 
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
@@ -38,11 +57,12 @@ def test_serve_without_a_token_secret_stops_with_one_line() -> None:
 
 @pytest.mark.slow
 def test_serve_with_an_unknown_default_model_stops_with_one_line(
-    fresh_database: Callable[[], str],
+    fresh_database: Callable[[], str], tmp_path: Path
 ) -> None:
     result = _arena(
         "serve",
         DATABASE_URL=fresh_database(),
+        ARENA_DATA_DIR=str(tmp_path),
         ARENA_ALLOW_DEV_SECRET="1",
         ARENA_MOCK_PROVIDER="1",
         ARENA_TRIGGER="manual",
@@ -94,3 +114,90 @@ def test_suite_list_and_run_from_the_command_line(
     assert ran.returncode == 0, ran.stderr
     assert "done, 2 of 2 judged" in ran.stdout and "cost $" in ran.stdout
     assert unknown.returncode != 0 and "No suite is named 'nope'" in unknown.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        pytest.param(("settings",), id="settings"),
+        pytest.param(("db", "upgrade"), id="db-upgrade"),
+        pytest.param(("db", "seed"), id="db-seed"),
+        pytest.param(("rate",), id="rate"),
+        pytest.param(("suite", "list"), id="suite-list"),
+    ],
+)
+def test_commands_that_sign_nothing_need_no_secret_even_in_production(
+    args: tuple[str, ...], fresh_database: Callable[[], str], tmp_path: Path
+) -> None:
+    url = fresh_database()
+    _arena("db", "upgrade", DATABASE_URL=url)
+
+    result = _arena(*args, DATABASE_URL=url, ARENA_ENV="production", ARENA_DATA_DIR=str(tmp_path))
+
+    assert result.returncode == 0, result.stderr
+    assert not list(tmp_path.iterdir())  # no secret was made up either
+
+
+async def test_an_export_beside_make_run_names_sessions_as_its_server_does(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    development = {"MATCHUP_TOKEN_SECRET": "", "ARENA_ALLOW_DEV_SECRET": "1"}  # as `make run`
+    async with serve_arena(
+        db, database_url, tmp_path, ARENA_API_TOKENS=API_TOKEN, **development
+    ) as arena:
+        arena.client.headers["authorization"] = f"Bearer {API_TOKEN}"
+        for voter in ("ann", "bob", "ann"):
+            _, frames = await arena.chat(prompt=f"hello from {voter}", sessionId=voter)
+            await arena.vote(frames[0][1])
+        served = await arena.client.get("/api/arena/export")
+
+    # Another shell of the same checkout: no secret, no ARENA_ALLOW_DEV_SECRET.
+    exported = _arena("export", "-o", "-", DATABASE_URL=database_url, ARENA_DATA_DIR=str(data))
+
+    assert exported.returncode == 0, exported.stderr
+    sessions = [json.loads(line)["session"] for line in exported.stdout.splitlines()]
+    assert sessions == [json.loads(line)["session"] for line in served.text.splitlines()]
+    assert len(set(sessions)) == 2 and sessions[0] == sessions[2] != "ann"
+
+
+async def test_export_to_standard_output_keeps_the_messages_out_of_the_data(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with serve_arena(db, database_url, tmp_path) as arena:
+        for n in range(3):
+            _, frames = await arena.chat(prompt=f"question {n}")
+            await arena.vote(frames[0][1], "right")
+    env = {"DATABASE_URL": database_url, "ARENA_EXPORT_SALT": "s" * 16}
+
+    jsonl = _arena_bytes("export", "-o", "-", **env)
+    parquet = _arena_bytes("export", "--format", "parquet", "--output", "-", **env)
+
+    assert jsonl.returncode == 0, jsonl.stderr
+    rows = [json.loads(line) for line in jsonl.stdout.decode().splitlines()]
+    assert [r["outcome"] for r in rows] == ["right"] * 3 and list(rows[0]) == list(EXPORT_COLUMNS)
+    assert b"exporting votes" in jsonl.stderr
+    assert b"arena: 3 votes written to standard output" in jsonl.stderr
+    assert parquet.returncode == 0, parquet.stderr
+    assert pq.read_table(io.BytesIO(parquet.stdout)).num_rows == 3
+    assert not (ROOT / "-").exists()
+
+
+def test_a_production_export_needs_the_servers_secret_or_a_salt(
+    fresh_database: Callable[[], str], tmp_path: Path
+) -> None:
+    url = fresh_database()
+    kept = tmp_path / "matchup-token-secret"  # as the container keeps it in /data
+    kept.write_text("k" * 64 + "\n")
+    env = {"DATABASE_URL": url, "ARENA_ENV": "production", "ARENA_DATA_DIR": str(tmp_path)}
+
+    bare = _arena("export", "-o", "-", **env)
+    from_file = _arena("export", "-o", "-", MATCHUP_TOKEN_SECRET_FILE=str(kept), **env)
+    salted = _arena("export", "-o", "-", ARENA_EXPORT_SALT="s" * 16, **env)
+
+    assert bare.returncode == 2
+    [line] = bare.stderr.strip().splitlines()
+    assert line.startswith("arena: invalid setting MATCHUP_TOKEN_SECRET=''")
+    assert "MATCHUP_TOKEN_SECRET_FILE" in line and "ARENA_EXPORT_SALT" in line
+    assert from_file.returncode == 0, from_file.stderr
+    assert salted.returncode == 0, salted.stderr
