@@ -17,7 +17,6 @@ import gc
 import hashlib
 import hmac
 import logging
-import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -34,13 +33,14 @@ from starlette.routing import BaseRoute
 
 from arena_api.core.arena import ArenaCore
 from arena_api.core.control import ControlRelay
+from arena_api.core.errors import NotEnoughModels
 from arena_api.core.join import JoinBroker, Joiner
 from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
 from arena_api.core.ports import RoundObserver
 from arena_api.core.ratelimit import Limit, Limiter, RateLimiter
-from arena_api.core.tokens import MatchupTokenService, generate_dev_secret
+from arena_api.core.tokens import MatchupTokenService
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
@@ -48,10 +48,12 @@ from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresJudgements
 from arena_api.db.lost import mark_lost_rounds
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.suites import PostgresSuiteRuns
+from arena_api.examples import BUILTIN_EXAMPLE_PROMPTS, ExamplePromptsError, example_prompts
+from arena_api.keys import DEV_SECRET_FILE, export_salt, token_secret, uses_dev_secret
 from arena_api.language import detect_language
 from arena_api.metrics import ArenaMetrics
 from arena_api.providers import ProviderRegistry, build_registry, make_session
-from arena_api.roster import RosterError, load_roster
+from arena_api.roster import RosterError, roster_of
 from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
@@ -71,6 +73,7 @@ from arena_api.routes._ratelimit import RateLimits
 from arena_api.services import ArenaService, OpenAiChatService, ReadService, RoundPolicy
 from arena_api.services.access import AccessService
 from arena_api.services.autojudge import AutoJudge
+from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.suites import SuiteService
@@ -87,7 +90,6 @@ __all__ = [
     "create_api",
     "open_services",
     "services_lifespan",
-    "token_secret",
 ]
 
 _log = logging.getLogger(__name__)
@@ -119,34 +121,10 @@ class Services:
     cluster: Cluster | None = None
     #: Where the UI's live feeds are shared with the other replicas (``arena_app.live``).
     feed_store: RedisFeeds | None = None
+    #: What the arena page offers to ask before a first round (``ARENA_EXAMPLE_PROMPTS``).
+    examples: ExamplePrompts = field(default_factory=ExamplePrompts)
     version: str = field(default_factory=_version)
     started_at: float = field(default_factory=time.time)
-
-
-def token_secret(settings: Settings) -> bytes:
-    """``MATCHUP_TOKEN_SECRET``, or (only when explicitly allowed) a development secret.
-
-    The development secret is generated once and kept in the data dir, so votes survive a
-    restart and every worker process signs with the same key.
-
-    Raises:
-        SettingsError: no secret is set and the development default is not allowed.
-    """
-    if settings.matchup_token_secret is not None:
-        return settings.matchup_token_secret.reveal().encode()
-    settings.check_serving()  # raises unless ARENA_ALLOW_DEV_SECRET=1
-    path = settings.data_dir / "dev-token-secret"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(generate_dev_secret().hex())
-    _log.warning(
-        "MATCHUP_TOKEN_SECRET is not set: signing vote tokens with a development secret "
-        "from %s. Set MATCHUP_TOKEN_SECRET (16+ characters) in production.",
-        path,
-    )
-    return bytes.fromhex(path.read_text().strip())
 
 
 def build_arena(
@@ -192,7 +170,7 @@ def load_judge(settings: Settings) -> JudgeModel | None:
     leaves the arena without a judge (logged), not without a server.
     """
     try:
-        judge = load_roster(settings.models_file).judge
+        judge = roster_of(settings).judge
     except RosterError as exc:
         _log.error("no judge: %s", exc)
         return None
@@ -215,12 +193,14 @@ def load_judge(settings: Settings) -> JudgeModel | None:
     return JudgeModel(model=model, template=judge.prompt or DEFAULT_PROMPT, swap=judge.swap)
 
 
-def export_salt(settings: Settings, secret: bytes) -> bytes:
-    """``ARENA_EXPORT_SALT``, or one derived from the token secret (stable for the deployment,
-    so one session keeps one name across exports)."""
-    if settings.export_salt is not None:
-        return settings.export_salt.reveal().encode()
-    return hmac.new(secret, b"arena-export-salt", hashlib.sha256).digest()
+def _load_examples(settings: Settings) -> tuple[str, ...]:
+    """The example prompts; a file that cannot be used leaves the built-in ones (logged), not
+    a server that refuses to start over what only decorates its first page."""
+    try:
+        return example_prompts(settings.example_prompts)
+    except ExamplePromptsError as exc:
+        _log.error("ARENA_EXAMPLE_PROMPTS: %s; showing the built-in examples", exc)
+        return BUILTIN_EXAMPLE_PROMPTS
 
 
 def _load_suites(settings: Settings) -> SuiteLoad:
@@ -275,6 +255,12 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         metrics = ArenaMetrics()
         await asyncio.to_thread(detect_language, "warm the language model up")
         secret = token_secret(settings)
+        if uses_dev_secret(settings):
+            _log.warning(
+                "MATCHUP_TOKEN_SECRET is not set: signing vote tokens with the development "
+                "secret in %s. Set MATCHUP_TOKEN_SECRET (16+ characters) in production.",
+                settings.data_dir / DEV_SECRET_FILE,
+            )
         providers = build_registry(settings, http)
         shared = await stack.enter_async_context(_shared_state(settings, secret, pool))
         arena = build_arena(
@@ -282,6 +268,9 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         )
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
+        usable = len(await arena.playable_roster())
+        if serving and usable < 2:
+            _log.warning("%s", NotEnoughModels(usable).message)
         shared.start(arena)
         repository = PostgresRepository(engine, pool)
         reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))
@@ -329,6 +318,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             export=VoteExport(pool, export_salt(settings, secret)),
             cluster=shared.cluster,
             feed_store=shared.feed_store,
+            examples=ExamplePrompts(_load_examples(settings) if serving else ()),
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,

@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from arena_api.core.judging import PLACEHOLDERS
+from arena_api.settings import ROSTER_PROVIDERS, Settings
 
 __all__ = [
     "PROVIDERS",
@@ -19,10 +20,12 @@ __all__ = [
     "RosterError",
     "RosterModel",
     "load_roster",
+    "roster_of",
 ]
 
+# The same names as ``ROSTER_PROVIDERS`` (a test keeps them equal), spelled out for the type.
 Provider = Literal["google", "openai", "ollama", "vllm", "host-proxy", "mock"]
-PROVIDERS: tuple[str, ...] = ("google", "openai", "ollama", "vllm", "host-proxy", "mock")
+PROVIDERS: tuple[str, ...] = ROSTER_PROVIDERS
 
 
 class RosterError(ValueError):
@@ -108,4 +111,32 @@ def load_roster(path: Path) -> Roster:
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise RosterError(
             f"the model roster {path} is invalid at {where}: {first['msg']}"
+        ) from None
+
+
+def roster_of(settings: Settings) -> Roster:
+    """The roster the settings name: ``ARENA_MODELS`` when set, else ``ARENA_MODELS_FILE``.
+
+    Raises:
+        RosterError: the file cannot be read or is not a valid roster, or the models of
+            ``ARENA_MODELS`` do not make one (two share a display name, say).
+    """
+    if not settings.models:
+        return load_roster(settings.models_file)
+    try:
+        return Roster(
+            models=tuple(
+                RosterModel(
+                    display_name=m.display_name,
+                    provider=m.provider,  # type: ignore[arg-type]  # checked by the setting
+                    provider_model_id=m.provider_model_id,
+                )
+                for m in settings.models
+            )
+        )
+    except ValidationError as exc:
+        message = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise RosterError(
+            f"ARENA_MODELS does not make a roster: {message} (give each model a name of its own "
+            "with =Display Name)"
         ) from None

@@ -21,7 +21,9 @@ from typing import Any, Literal
 from arena_api.core.ratelimit import Limit, parse_limits
 
 __all__ = [
+    "ROSTER_PROVIDERS",
     "SETTINGS",
+    "RosterEntry",
     "Secret",
     "Setting",
     "Settings",
@@ -224,6 +226,60 @@ def _path() -> tuple[Parser, str]:
     return parse, "must be a file system path"
 
 
+#: What a roster may name as a model's provider (``arena_api.roster`` checks the files too).
+ROSTER_PROVIDERS: tuple[str, ...] = ("google", "openai", "ollama", "vllm", "host-proxy", "mock")
+#: Other names ``ARENA_MODELS`` takes for a provider.
+_PROVIDER_ALIASES = {"gemini": "google"}
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    """One model of ``ARENA_MODELS``."""
+
+    provider: str
+    provider_model_id: str
+    display_name: str
+
+
+def _roster_models() -> tuple[Parser, str]:
+    """``provider:model[=Display Name]``, comma-separated; names default to the model id."""
+
+    def parse(raw: str) -> tuple[RosterEntry, ...]:
+        entries = []
+        for part in (p.strip() for p in raw.split(",")):
+            if not part:
+                continue
+            spec, _, name = part.partition("=")
+            provider, sep, model = spec.strip().partition(":")
+            provider = _PROVIDER_ALIASES.get(provider.strip().lower(), provider.strip().lower())
+            model, name = model.strip(), name.strip() or model.strip()
+            if not sep or provider not in ROSTER_PROVIDERS or not model or len(model) > 400:
+                raise _Invalid
+            if len(name) > 200:
+                raise _Invalid
+            entries.append(RosterEntry(provider, model, name))
+        return tuple(entries)
+
+    return parse, (
+        "empty, or comma-separated provider:provider_model_id[=Display Name], provider one of "
+        + " | ".join((*ROSTER_PROVIDERS, *_PROVIDER_ALIASES))
+    )
+
+
+def _example_prompts() -> tuple[Parser, str]:
+    """``builtin``, ``off``, or the file to read them from (``arena_api.examples``)."""
+
+    def parse(raw: str) -> Path | Literal["builtin", "off"]:
+        value = raw.strip()
+        if value.lower() in ("", "builtin"):
+            return "builtin"
+        if value.lower() == "off":
+            return "off"
+        return Path(value).expanduser()
+
+    return parse, "builtin | off | the path of a file of prompts"
+
+
 def _setting(
     name: str, default: str | None, help: str, kind: tuple[Parser, str], **extra: Any
 ) -> Setting:
@@ -289,6 +345,24 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     _setting(
         "ARENA_MODELS_FILE", "models.yaml", "YAML roster seeded into `models` at start.", _path()
+    ),
+    _setting(
+        "ARENA_MODELS",
+        "",
+        "The roster without a file, for one-line starts: comma-separated "
+        "`provider:provider_model_id`, each optionally `=Display Name` (e.g. "
+        "`openai:gpt-4o-mini,openai:gpt-4.1-mini`); it replaces `ARENA_MODELS_FILE`'s roster, "
+        "which may then not be set too. Providers: " + " | ".join(ROSTER_PROVIDERS) + ".",
+        _roster_models(),
+        attr="models",
+    ),
+    _setting(
+        "ARENA_DEMO",
+        "0",
+        "A try-out with the mock models, allowed in production too: registers the mock provider "
+        'and shows a "demo: mock models" banner on every page.',
+        _boolean(),
+        attr="demo",
     ),
     _setting(
         "ARENA_TRUST_PROXY",
@@ -382,7 +456,10 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "MATCHUP_TOKEN_SECRET",
         None,
-        "HMAC secret that signs vote tokens. Required unless `ARENA_ALLOW_DEV_SECRET=1`.",
+        "HMAC secret that signs vote tokens (`arena serve`, `arena suite run`) and, unless "
+        "`ARENA_EXPORT_SALT` is set, salts the session hashes of exports. Unset: "
+        "`MATCHUP_TOKEN_SECRET_FILE`, else on a development machine the development secret "
+        "(see `ARENA_ALLOW_DEV_SECRET`).",
         _secret(min_len=16),
         attr="matchup_token_secret",
         group="arena",
@@ -390,9 +467,9 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "MATCHUP_TOKEN_SECRET_FILE",
         None,
-        "File holding the token secret when `MATCHUP_TOKEN_SECRET` is unset; `arena serve` "
-        "creates it with a random 64-hex-digit secret (mode 600) when absent. The container "
-        "image keeps it in its data volume.",
+        "File holding the token secret when `MATCHUP_TOKEN_SECRET` is unset; the commands "
+        "that need the secret create it with a random 64-hex-digit secret (mode 600) when "
+        "absent. The container image keeps it in its data volume.",
         _path(),
         attr="matchup_token_secret_file",
         group="arena",
@@ -400,8 +477,10 @@ SETTINGS: tuple[Setting, ...] = (
     _setting(
         "ARENA_ALLOW_DEV_SECRET",
         "0",
-        "Allow a generated development token secret when `MATCHUP_TOKEN_SECRET` is unset "
-        "(kept in the data dir; a loud warning is logged at start).",
+        "Let a development machine generate a token secret when `MATCHUP_TOKEN_SECRET` is "
+        "unset (`make run` does). It is kept in `<ARENA_DATA_DIR>/dev-token-secret`, which "
+        "every later command of that data dir uses, with or without this variable; a warning "
+        "is logged. Never in production.",
         _boolean(),
         group="arena",
     ),
@@ -479,10 +558,24 @@ SETTINGS: tuple[Setting, ...] = (
         group="arena",
     ),
     _setting(
+        "ARENA_EXAMPLE_PROMPTS",
+        "builtin",
+        "Example prompts the arena page offers before a first round (a visit shows four, drawn "
+        "at random from a longer list): `builtin` (a coding, a writing, a reasoning and a fun "
+        "one), `off`, or a file read at start, either a YAML list of strings (`.yaml`, `.yml`, "
+        "`.json`; a prompt may span lines) or text with one prompt a line (blank lines and "
+        "`#` comments skipped). A file that cannot be read or holds a bad entry is logged at "
+        "start and the built-in examples are shown.",
+        _example_prompts(),
+        attr="example_prompts",
+        group="arena",
+    ),
+    _setting(
         "ARENA_EXPORT_SALT",
         None,
         "Salt of the session hashes in vote exports (`arena export`, `GET /api/arena/export`). "
-        "Unset: derived from the token secret, so a session keeps one name across exports.",
+        "Unset: derived from the token secret, so a session keeps one name across exports "
+        "(production: `arena export` needs this, `MATCHUP_TOKEN_SECRET` or its file).",
         _secret(min_len=16),
         attr="export_salt",
         group="arena",
@@ -618,6 +711,7 @@ SETTINGS: tuple[Setting, ...] = (
         "Gemini API key.",
         _secret(),
         attr="google_api_key",
+        aliases=("GEMINI_API_KEY",),
         group="providers",
     ),
     _setting(
@@ -754,6 +848,8 @@ class Settings:
     cluster_timeout_ms: int
     data_dir: Path
     models_file: Path
+    models: tuple[RosterEntry, ...]
+    demo: bool
     trust_proxy: tuple[IPv4Network | IPv6Network, ...] | Literal["*"]
     rate_limit: tuple[Limit, ...]
     api_tokens: tuple[Secret, ...]
@@ -778,6 +874,7 @@ class Settings:
     judge_timeout_s: float
     autojudge_rate: float
     suites_dir: Path
+    example_prompts: Path | Literal["builtin", "off"]
     export_salt: Secret | None
     join_window_ms: int
     join_max_pending: int
@@ -822,12 +919,8 @@ class Settings:
             self._check_production()
         if self.redis_url is not None:
             self._check_cluster()
-        if self.matchup_token_secret is None and not self.allow_dev_secret:
-            raise SettingsError(
-                "MATCHUP_TOKEN_SECRET",
-                "",
-                "required (at least 16 characters) unless ARENA_ALLOW_DEV_SECRET=1",
-            )
+        # Whether a token secret is found (or may be made) is `arena_api.keys.token_secret`'s
+        # rule, which reads the data dir; the serving commands ask it before they start.
         needs_default = self.trigger != "always" or self.exposure == "shadow"
         if needs_default and self.default_model is None:
             reason = (
@@ -858,12 +951,22 @@ class Settings:
                 f"required {because}, at least {PRODUCTION_SECRET_MIN} characters "
                 "(e.g. `openssl rand -hex 32`)",
             )
-        if self.mock_provider and not self.allow_mock_in_production:
+        if self.mock_provider and not (self.allow_mock_in_production or self.demo):
             raise SettingsError(
                 "ARENA_MOCK_PROVIDER",
                 "1",
-                f"must not be set {because} unless ARENA_ALLOW_MOCK_IN_PRODUCTION=1",
+                f"must not be set {because} unless ARENA_DEMO=1 (a try-out with mock models)",
             )
+
+    @property
+    def uses_mock_provider(self) -> bool:
+        """Whether the mock provider is registered: asked for, or a demo."""
+        return self.mock_provider or self.demo
+
+    @property
+    def roster_source(self) -> str:
+        """Where the roster comes from, as an operator would name it."""
+        return "ARENA_MODELS" if self.models else str(self.models_file)
 
 
 def _name_in(setting: Setting, env: Mapping[str, str]) -> str | None:
@@ -902,6 +1005,12 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if environ is None else environ
     values = {setting.field: read_setting(setting, env) for setting in SETTINGS}
     sources = {s.name: "env" if _name_in(s, env) else "default" for s in SETTINGS}
+    if values["models"] and sources["ARENA_MODELS_FILE"] == "env":
+        raise SettingsError(
+            "ARENA_MODELS",
+            env["ARENA_MODELS"],
+            "must not be set together with ARENA_MODELS_FILE: the roster comes from one of them",
+        )
     return Settings(**values, sources=sources)
 
 

@@ -5,6 +5,7 @@ ArenaError                      status, code, message
 ├── ConversationError           403/404/409 conversation_*
 ├── VoteError                   401/403/404/409 on POST /api/arena/vote
 ├── RoundConfigError            500 default_model_missing, shadow_challenger_missing, ...
+│   └── NotEnoughModels         503 not_enough_models, no_models: the roster has too few
 └── NotFound                    404 not_found
 
 ProviderError                   a model endpoint failed (becomes a slot_error, never a 5xx)
@@ -24,6 +25,8 @@ __all__ = [
     "ArenaError",
     "ConversationError",
     "InvalidRequest",
+    "NotEnoughModels",
+    "SETUP_HINT",
     "NotFound",
     "ProviderError",
     "ProviderHTTPError",
@@ -124,3 +127,28 @@ class ProviderRateLimited(ProviderHTTPError):
 
 class ProviderStreamError(ProviderError):
     pass
+
+
+#: What an operator does about an arena with too few models it can use: said by the round that
+#: cannot start, the arena page and the server's log, in the same words.
+SETUP_HINT = (
+    "Add models: mount a roster over /app/models.yaml (or point ARENA_MODELS_FILE at one), "
+    "or set ARENA_MODELS=openai:gpt-4o-mini,openai:gpt-4.1-mini with the provider's key "
+    "(OPENAI_API_KEY, GEMINI_API_KEY, OLLAMA_BASE_URL, ...); ARENA_DEMO=1 tries the arena with "
+    "mock models. See docs/providers.md."
+)
+
+
+class NotEnoughModels(RoundConfigError):
+    """Fewer models can answer than the round needs: a setup to finish, not a server fault,
+    so 503 (an orchestrator's probe of ``/health`` still passes) with what to do."""
+
+    status, code = 503, "not_enough_models"
+
+    def __init__(self, usable: int, needed: int = 2, *, code: str | None = None) -> None:
+        counted = "no model" if usable == 0 else f"only {usable} model" + ("s" * (usable > 1))
+        super().__init__(
+            f"This arena has {counted} it can use; a round needs {needed}. {SETUP_HINT}",
+            code=code,
+        )
+        self.usable = usable

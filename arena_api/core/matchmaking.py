@@ -106,7 +106,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
-from arena_api.core.errors import RoundConfigError
+from arena_api.core.errors import NotEnoughModels, RoundConfigError
 from arena_api.core.models import ModelEntry
 from arena_api.core.ports import DISPLAY_SCALE, Matchmaker, MatchmakingSnapshot, pair_key
 
@@ -165,7 +165,7 @@ class RandomMatchmaker:
         """Two distinct models, in random order.
 
         Raises:
-            RoundConfigError: (500, ``not_enough_models``) fewer than two distinct models.
+            NotEnoughModels: (503, ``not_enough_models``) fewer than two distinct models.
         """
         candidates = _distinct_pair_candidates(models)
         first, second = rng.sample(candidates, 2)
@@ -231,7 +231,7 @@ class SmartMatchmaker:
         """Two distinct models drawn by weight, in random order.
 
         Raises:
-            RoundConfigError: (500, ``not_enough_models``) fewer than two distinct models.
+            NotEnoughModels: (503, ``not_enough_models``) fewer than two distinct models.
         """
         drawn = self._weighted_pairs(models, stats)
         (first, second) = rng.choices(drawn.items, cum_weights=drawn.cumulative)[0]
@@ -258,7 +258,7 @@ class SmartMatchmaker:
         """The probability ``pick_pair`` gives each unordered pair, keyed by ``pair_key``.
 
         Raises:
-            RoundConfigError: (500, ``not_enough_models``) fewer than two distinct models.
+            NotEnoughModels: (503, ``not_enough_models``) fewer than two distinct models.
         """
         return {
             pair_key(a.id, b.id): p
@@ -414,11 +414,7 @@ def _distinct(models: Iterable[ModelEntry]) -> list[ModelEntry]:
 def _distinct_pair_candidates(models: Sequence[ModelEntry]) -> list[ModelEntry]:
     candidates = _distinct(models)
     if len(candidates) < 2:
-        raise RoundConfigError(
-            f"a matchup needs two distinct enabled models, {len(candidates)} available",
-            status=500,
-            code="not_enough_models",
-        )
+        raise NotEnoughModels(len(candidates))
     return candidates
 
 

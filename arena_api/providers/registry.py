@@ -50,7 +50,7 @@ def _reveal(secret: Secret | None) -> str | None:
 def build_registry(settings: Settings, http: aiohttp.ClientSession) -> ProviderRegistry:
     """The providers the settings configure, all sharing ``http``.
 
-    * ``mock`` when ``ARENA_MOCK_PROVIDER`` is on;
+    * ``mock`` when ``ARENA_MOCK_PROVIDER`` or ``ARENA_DEMO`` is on;
     * ``openai`` when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` is set;
     * ``vllm`` when ``VLLM_BASE_URL`` is set (bearer ``VLLM_API_KEY``, if any);
     * ``host-proxy`` when ``HOST_PROXY_URL`` is set (bearer ``HOST_PROXY_TOKEN``, if any);
@@ -60,7 +60,7 @@ def build_registry(settings: Settings, http: aiohttp.ClientSession) -> ProviderR
     No provider opens a connection here; an endpoint that is down fails its first stream.
     """
     providers: dict[str, ModelProvider] = {}
-    if settings.mock_provider:
+    if settings.uses_mock_provider:
         providers["mock"] = MockModelProvider(settings.mock_tokens_per_second, settings.mock_tokens)
     if settings.openai_api_key is not None or settings.openai_base_url is not None:
         providers["openai"] = OpenAICompatibleProvider(

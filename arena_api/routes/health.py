@@ -1,5 +1,6 @@
 """``GET /health``: is the process up, is its database reachable and migrated, is it draining,
-and (one replica of several) can it reach the Redis the replicas share."""
+how many models can answer, and (one replica of several) can it reach the Redis the replicas
+share."""
 
 from __future__ import annotations
 
@@ -22,9 +23,12 @@ async def health(request: Request) -> JSONResponse:
         async with services.engine.connect() as conn:
             await conn.execute(text("SELECT 1"))
         current = await current_revision(services.engine)
+        # The models that can answer; 0 or 1 is a setup to finish (the page says how), not a
+        # fault to restart for, so it does not make the server unhealthy.
+        models: int | None = len(await services.arena.playable_roster())
         reachable = True
     except Exception:  # any driver or network failure means "not reachable" here
-        current, reachable = None, False
+        current, models, reachable = None, None, False
     draining = services.arena.draining
     redis = None if services.cluster is None else await services.cluster.reachable()
     healthy = reachable and current == head and not draining and redis is not False
@@ -33,6 +37,7 @@ async def health(request: Request) -> JSONResponse:
         "status": "shutting_down" if draining else "ok" if healthy else "degraded",
         "database": "reachable" if reachable else "unreachable",
         "migration": {"current": current, "head": head},
+        "models": models,
         "version": services.version,
         "uptimeSeconds": round(time.time() - services.started_at, 3),
     }

@@ -1,9 +1,17 @@
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import httpx
 import pytest
 
-from arena_api.db.migrations import head_revision
+from arena_api.app import create_api
+from arena_api.core.errors import SETUP_HINT
+from arena_api.db.engine import create_engine
+from arena_api.db.migrations import head_revision, upgrade
+from arena_api.db.repository import seed_roster
+from arena_api.roster import load_roster
+from tests.support import ROOT, ServerThread, free_port, make_settings, run_blocking
 
 
 async def test_health_reports_database_migration_and_version(api_url: str) -> None:
@@ -16,6 +24,50 @@ async def test_health_reports_database_migration_and_version(api_url: str) -> No
     assert body["database"] == "reachable"
     assert body["migration"] == {"current": head_revision(), "head": head_revision()}
     assert body["version"]
+    assert isinstance(body["models"], int)  # how many models can answer
+
+
+@pytest.fixture(scope="module")
+def mock_roster_database(fresh_database: Callable[[], str]) -> str:
+    """A database of its own holding the shipped roster: four models of the mock provider."""
+    url = fresh_database()
+
+    async def prepare() -> None:
+        engine = create_engine(url)
+        try:
+            await upgrade(engine)
+            await seed_roster(engine, load_roster(ROOT / "models.yaml"))
+        finally:
+            await engine.dispose()
+
+    run_blocking(prepare())
+    return url
+
+
+@pytest.mark.parametrize(("mock", "usable"), [("1", 4), ("0", 0)])
+async def test_health_counts_the_models_whose_provider_is_configured(
+    mock_roster_database: str, mock: str, usable: int
+) -> None:
+    app = create_api(make_settings(mock_roster_database, ARENA_MOCK_PROVIDER=mock), standalone=True)
+    with ServerThread(app, free_port()) as server:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            health = await client.get("/health")
+
+    assert health.status_code == 200 and health.json()["models"] == usable
+
+
+async def test_a_round_without_usable_models_is_a_503_that_says_how_to_add_them(
+    mock_roster_database: str,
+) -> None:
+    """The roster's models have no provider here: a setup to finish, not a fault to restart."""
+    app = create_api(make_settings(mock_roster_database, ARENA_MOCK_PROVIDER="0"), standalone=True)
+    with ServerThread(app, free_port()) as server:
+        async with httpx.AsyncClient(base_url=server.url) as client:
+            round_ = await client.post("/api/arena/chat", json={"prompt": "hello"})
+
+    assert round_.status_code == 503
+    assert round_.json()["code"] == "not_enough_models"
+    assert SETUP_HINT in round_.json()["error"]
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 import yaml
 
-from arena_api.roster import Roster, RosterError, load_roster
+from arena_api.roster import PROVIDERS, Provider, Roster, RosterError, load_roster, roster_of
+from arena_api.settings import ROSTER_PROVIDERS, load_settings
 from tests.support import ROOT
 
 
@@ -82,3 +84,36 @@ def test_the_judge_page_example_and_the_shipped_judge_load() -> None:
 
 def load_roster_text(text: str) -> Roster:
     return Roster.model_validate(yaml.safe_load(text))
+
+
+def test_the_environment_roster_replaces_the_file_and_has_no_judge() -> None:
+    settings = load_settings({"ARENA_MODELS": "openai:gpt-4o-mini,openai:gpt-4.1-mini=GPT 4.1"})
+
+    roster = roster_of(settings)
+
+    assert [(m.provider, m.provider_model_id, m.display_name) for m in roster.models] == [
+        ("openai", "gpt-4o-mini", "gpt-4o-mini"),
+        ("openai", "gpt-4.1-mini", "GPT 4.1"),
+    ]
+    assert roster.judge is None
+    assert settings.roster_source == "ARENA_MODELS"
+
+
+def test_without_arena_models_the_roster_is_the_file() -> None:
+    settings = load_settings({"ARENA_MODELS_FILE": str(ROOT / "models.yaml")})
+
+    assert roster_of(settings) == load_roster(ROOT / "models.yaml")
+
+
+def test_an_environment_roster_with_a_name_twice_says_how_to_tell_them_apart() -> None:
+    settings = load_settings({"ARENA_MODELS": "openai:llama3,ollama:llama3"})
+
+    with pytest.raises(RosterError) as caught:
+        roster_of(settings)
+
+    assert str(caught.value).startswith("ARENA_MODELS does not make a roster: two enabled")
+    assert "=Display Name" in str(caught.value)
+
+
+def test_the_roster_knows_the_providers_the_settings_name() -> None:
+    assert set(get_args(Provider)) == set(PROVIDERS) == set(ROSTER_PROVIDERS)

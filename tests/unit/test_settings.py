@@ -9,6 +9,7 @@ import pytest
 from arena_api.db.engine import to_async_url
 from arena_api.settings import (
     SETTINGS,
+    RosterEntry,
     Secret,
     SettingsError,
     load_settings,
@@ -104,14 +105,6 @@ def test_secrets_never_show_in_repr() -> None:
     assert settings.openai_api_key == Secret("sk-secret")
 
 
-def test_serving_needs_a_token_secret_unless_dev_default_allowed() -> None:
-    with pytest.raises(SettingsError, match="MATCHUP_TOKEN_SECRET"):
-        load_settings({}).check_serving()
-
-    load_settings({"ARENA_ALLOW_DEV_SECRET": "1"}).check_serving()
-    load_settings({"MATCHUP_TOKEN_SECRET": "s" * 16}).check_serving()
-
-
 _PRODUCTION = {"ARENA_ENV": "production", "MATCHUP_TOKEN_SECRET": "s" * 32}
 
 
@@ -142,6 +135,56 @@ def test_production_serves_with_a_strong_secret_and_a_mock_it_was_told_to_allow(
     load_settings(
         {**_PRODUCTION, "ARENA_MOCK_PROVIDER": "1", "ARENA_ALLOW_MOCK_IN_PRODUCTION": "1"}
     ).check_serving()
+
+
+def test_a_demo_registers_the_mock_models_in_production_too() -> None:
+    demo = load_settings({**_PRODUCTION, "ARENA_DEMO": "1"})
+
+    demo.check_serving()
+
+    assert demo.demo and demo.uses_mock_provider
+    assert not load_settings(_PRODUCTION).uses_mock_provider
+
+
+def test_arena_models_lists_provider_model_and_optional_display_names() -> None:
+    raw = " openai:gpt-4o-mini , Gemini:gemini-2.0-flash=Gemini Flash,ollama:llama3.2:3b,"
+
+    entries = load_settings({"ARENA_MODELS": raw}).models
+
+    assert entries == (
+        RosterEntry("openai", "gpt-4o-mini", "gpt-4o-mini"),
+        RosterEntry("google", "gemini-2.0-flash", "Gemini Flash"),
+        RosterEntry("ollama", "llama3.2:3b", "llama3.2:3b"),  # the model id keeps its colons
+    )
+    assert load_settings({}).models == ()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param("gpt-4o-mini", id="no-provider"),
+        pytest.param("acme:model-x", id="unknown-provider"),
+        pytest.param("openai:", id="no-model"),
+        pytest.param("openai:gpt=" + "n" * 201, id="long-name"),
+    ],
+)
+def test_a_malformed_arena_models_is_one_line_naming_the_form(raw: str) -> None:
+    with pytest.raises(SettingsError) as caught:
+        load_settings({"ARENA_MODELS": raw})
+
+    assert caught.value.name == "ARENA_MODELS"
+    assert "provider:provider_model_id[=Display Name]" in str(caught.value)
+
+
+def test_arena_models_and_a_models_file_are_one_roster_too_many() -> None:
+    with pytest.raises(SettingsError, match="together with ARENA_MODELS_FILE"):
+        load_settings({"ARENA_MODELS": "openai:a,openai:b", "ARENA_MODELS_FILE": "m.yaml"})
+
+
+def test_gemini_api_key_is_read_as_the_google_key() -> None:
+    settings = load_settings({"GEMINI_API_KEY": "g-key"})
+
+    assert settings.google_api_key == Secret("g-key")
 
 
 @pytest.mark.parametrize(

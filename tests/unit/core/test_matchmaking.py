@@ -216,7 +216,9 @@ def test_pair_needs_two_distinct_models(matchmaker: Matchmaker, models: list[Mod
     with pytest.raises(RoundConfigError) as caught:
         matchmaker.pick_pair(models, EMPTY, random.Random(0))
 
-    assert (caught.value.status, caught.value.code) == (500, "not_enough_models")
+    # A setup to finish, not a server fault: 503 with what to do.
+    assert (caught.value.status, caught.value.code) == (503, "not_enough_models")
+    assert "ARENA_MODELS=" in caught.value.message and "docs/providers.md" in caught.value.message
 
 
 @pytest.mark.parametrize("matchmaker", MATCHMAKERS)
