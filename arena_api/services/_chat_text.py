@@ -33,8 +33,10 @@ __all__ = [
     "fresh_note",
     "help_text",
     "leaderboard_text",
+    "ref_line",
     "reveal_text",
     "single_text",
+    "unknown_ref_text",
 ]
 
 #: The vote commands and the vote each records.
@@ -100,13 +102,16 @@ _VOTE_HELP = (
 )
 
 
-def _duel_footer(votable: bool) -> str:
-    if votable:
-        return f"\n\n---\n{_VOTE_HELP}"
-    return (
-        "\n\n---\n*Voting from this chat needs the chat id: set "
-        f"{CHAT_ID_SETTING} on Open WebUI and restart it.*"
-    )
+def ref_line(ref: str) -> str:
+    """The line that ends a duel reply when the chat sends no chat id: it names the duel for
+    the votes and follow-ups the client sends back with it (``_duel_refs``). Plain text, on a
+    paragraph of its own, so rendering or stripping Markdown leaves it as it is."""
+    return f"Duel ref: {ref}"
+
+
+def _duel_footer(ref: str | None) -> str:
+    footer = f"\n\n---\n{_VOTE_HELP}"
+    return footer + f"\n\n{ref_line(ref)}" if ref else footer
 
 
 def _column_footer(slot: Slot) -> str:
@@ -140,10 +145,11 @@ async def _events(events: AsyncGenerator[PublicEvent, None]) -> AsyncIterator[Pu
 
 
 async def duel_text(
-    events: AsyncGenerator[PublicEvent, None], *, note: str | None, votable: bool
+    events: AsyncGenerator[PublicEvent, None], *, note: str | None, ref: str | None = None
 ) -> AsyncGenerator[str, None]:
     """Both answers in one message: A streams live under its heading, B follows (held back
-    while A streams, then live), then the vote line."""
+    while A streams, then live), then the vote line and, for a chat known by no chat id, the
+    duel's reference as the last line."""
     if note:
         yield note
     yield _heading("A")
@@ -172,7 +178,7 @@ async def duel_text(
         elif isinstance(event, RunError):
             yield _failure(None, event.message)
             return
-    yield _unclosed_fence(answers["B"].text) + _duel_footer(votable)
+    yield _unclosed_fence(answers["B"].text) + _duel_footer(ref)
 
 
 async def column_text(
@@ -274,10 +280,23 @@ NOTHING_TO_VOTE = (
     "There is no round to vote on in this chat yet: ask something first, then vote with "
     "`!a`, `!b`, `!tie`, `!bad` or `!skip`."
 )
-NO_CHAT_ID_VOTE = (
-    "Voting from the chat needs the chat id, which Open WebUI sends only with "
-    f"{CHAT_ID_SETTING} (set it on Open WebUI and restart it)."
+NO_DUEL_ABOVE = (
+    "There is no arena duel above this message to vote on. A vote answers the latest "
+    "**Arena · Duel** (`arena-duel`) reply, found by the `Duel ref: arena-…` line that ends it: "
+    "ask something with `arena-duel` first, and keep that line when your client edits the "
+    "conversation. Then vote with `!a`, `!b`, `!tie`, `!bad` or `!skip`."
 )
+
+
+def unknown_ref_text(ref: str) -> str:
+    """The answer to a vote whose duel reference this arena never issued."""
+    return (
+        f"The duel reference above (`{ref}`) is not one this arena issued: it was changed, or it "
+        "comes from another arena server. **No vote was recorded.** Vote right after an "
+        "unchanged **Arena · Duel** reply of this server."
+    )
+
+
 NO_CHAT_ID_COLUMN = (
     "The side-by-side arena needs the chat id to pair its two columns, which Open WebUI sends "
     f"only with {CHAT_ID_SETTING}: set it on Open WebUI and restart it. Until then, use "

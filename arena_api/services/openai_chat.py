@@ -14,11 +14,15 @@ names a real model, and everything else is said in the chat:
 
 ``!a``, ``!b``, ``!tie``, ``!bad``, ``!skip`` vote on the chat's latest votable matchup and
 answer with the reveal; ``!leaderboard`` and ``!help`` answer the standings and the commands. A
-chat is known by Open WebUI's ``X-OpenWebUI-Chat-Id`` header; its latest matchup and arena
-conversation are kept in PostgreSQL (``ChatLinks``), so a decisive vote lets the next message
-continue from the winner, across restarts. Open WebUI's helper tasks (title, tags, follow-ups)
-are answered at once without a model (``_helper_tasks``). Any other model id is not served
-here: the route runs the OpenAI-compatible matchup of the seed API on it.
+chat is known by Open WebUI's ``X-OpenWebUI-Chat-Id`` header when it sends one (the compare
+columns need it: it pairs their two requests). Any other client is known by the conversation it
+resends: each duel reply ends with a random reference line, and a vote or follow-up finds its
+duel by the reference in the round above it (``_duel_refs``). Either way the duel's matchup and
+arena conversation are kept in PostgreSQL (``ChatLinks``, keyed by a digest of the chat id or of
+the reference), so a decisive vote lets the next message continue from the winner, across
+restarts, and both kinds of vote take the same recording step. Open WebUI's helper tasks
+(title, tags, follow-ups) are answered at once without a model (``_helper_tasks``). Any other
+model id is not served here: the route runs the OpenAI-compatible matchup of the seed API on it.
 """
 
 from __future__ import annotations
@@ -30,13 +34,14 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from arena_api.core.errors import ArenaError, InvalidRequest, NotFound, RoundConfigError
+from arena_api.core.errors import ArenaError, InvalidRequest, NotEnoughModels, NotFound
 from arena_api.core.join import JoinError
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import ArenaRepository, ChatLink, ChatLinks
 from arena_api.core.records import Vote, vote_outcome
 from arena_api.core.requests import ChatCall, ChatRequest, parse_command, stream_false_refused
 from arena_api.services import _chat_text as text
+from arena_api.services._duel_refs import new_ref, ref_above, ref_key
 from arena_api.services._helper_tasks import answer_helper_task, is_helper_task
 from arena_api.services._reveal import reveal
 from arena_api.services.reads import ReadService
@@ -269,11 +274,10 @@ class OpenAiChatService:
             raise InvalidRequest(exc.message, details=details) from None
 
     async def _continuation(
-        self, chat_key: str | None, session_id: str | None
+        self, link: ChatLink | None, session_id: str | None
     ) -> tuple[uuid.UUID | None, str | None]:
-        """The arena conversation a new round of this chat continues, or the note saying why
-        it starts afresh (nothing for a chat's first round)."""
-        link = await self._chats.get(chat_key) if chat_key else None
+        """The arena conversation a round that follows ``link``'s round continues, or the note
+        saying why it starts afresh (nothing for a chat's first round)."""
         if link is None or link.conversation_id is None:
             return None, None
         try:
@@ -286,14 +290,22 @@ class OpenAiChatService:
 
     async def _link(
         self, chat_key: str | None, session_id: str | None, round_: RoundStream
-    ) -> None:
+    ) -> bool:
+        """Point the chat at the round's matchup; ``False`` when there is nothing to vote on."""
         started = round_.started
         if chat_key is None or session_id is None or not started.votable:
-            return
+            return False
         conversation = uuid.UUID(started.conversation_id) if started.conversation_id else None
         await self._chats.link(
             ChatLink(chat_key, session_id, uuid.UUID(started.matchup_id), conversation)
         )
+        return True
+
+    async def _link_above(self, call: ChatCall) -> tuple[str | None, ChatLink | None]:
+        """For a chat without a chat id: the duel reference of the round above the new message
+        and, when this arena issued it, that duel's link."""
+        ref = ref_above(call.history)
+        return ref, (await self._chats.get(ref_key(ref)) if ref else None)
 
     @staticmethod
     def _metadata(round_: RoundStream) -> dict[str, Any]:
@@ -301,20 +313,33 @@ class OpenAiChatService:
 
     async def _duel(self, call: ChatCall, model_id: str) -> TextReply:
         chat_key, session_id = self._chat_key(call), self._session(call)
-        conversation_id, note = await self._continuation(chat_key, session_id)
+        ref = None
+        if chat_key is None:
+            # Known by no chat id: the duel above (if any) is where this one continues from, and
+            # this duel gets a reference of its own for the next message to name. The session
+            # stays the conversation's, since a conversation is continued by its own session.
+            _, link = await self._link_above(call)
+            ref = new_ref()
+            chat_key = ref_key(ref)
+            session_id = session_id or (link.session_id if link else _ref_session(ref))
+        else:
+            link = await self._chats.get(chat_key)
+        conversation_id, note = await self._continuation(link, session_id)
         request = self._request(call, sessionId=session_id, conversationId=conversation_id)
         round_ = await self._arena.start_round(
             request, options=RoundOptions(plan="matchup", protocol=_PROTOCOL)
         )
-        await self._link(chat_key, session_id, round_)
-        body = text.duel_text(round_.events(), note=note, votable=chat_key is not None)
+        linked = await self._link(chat_key, session_id, round_)
+        body = text.duel_text(round_.events(), note=note, ref=ref if linked else None)
         return TextReply(model_id, body, self._metadata(round_))
 
     async def _column(self, call: ChatCall, model_id: str, slot: Slot) -> TextReply:
         chat_key, session_id = self._chat_key(call), self._session(call)
         if chat_key is None:
             return TextReply(model_id, _lines(text.NO_CHAT_ID_COLUMN))
-        conversation_id, note = await self._continuation(chat_key, session_id)
+        conversation_id, note = await self._continuation(
+            await self._chats.get(chat_key), session_id
+        )
         # The two columns of one turn carry the same chat id and the same messages, whatever
         # the database says by the time the second arrives: that is what pairs them.
         request = self._request(
@@ -359,15 +384,13 @@ class OpenAiChatService:
         talking to one model), else any.
 
         Raises:
-            RoundConfigError: no enabled model has a configured provider.
+            NotEnoughModels: (503, ``no_models``) no enabled model has a configured provider.
         """
         if self._arena.default_model is not None:
             return self._arena.default_model
         roster = sorted(await self._arena.playable_roster(), key=lambda m: m.id.bytes)
         if not roster:
-            raise RoundConfigError(
-                "No enabled model has a configured provider", status=500, code="no_models"
-            )
+            raise NotEnoughModels(0, needed=1, code="no_models")
         if call.chat_id is None:
             return random.choice(roster)
         return roster[int(_digest("single", call.chat_id)[:8], 16) % len(roster)]
@@ -384,11 +407,17 @@ class OpenAiChatService:
         return _lines(await self._vote(call, text.VOTE_COMMANDS[command], column))
 
     async def _vote(self, call: ChatCall, vote: Vote, column: Slot | None) -> str:
-        """Vote on the chat's latest votable matchup; the answer is the reveal or a sentence."""
+        """Vote on the chat's latest votable matchup (without a chat id: the duel of the round
+        above the command); the answer is the reveal or a sentence."""
         chat_key = self._chat_key(call)
-        if chat_key is None:
-            return text.NO_CHAT_ID_VOTE
-        link = await self._chats.get(chat_key)
+        if chat_key is not None:
+            link = await self._chats.get(chat_key)
+        else:
+            ref, link = await self._link_above(call)
+            if ref is None:
+                return text.NO_DUEL_ABOVE
+            if link is None:
+                return text.unknown_ref_text(ref)
         matchup = await self._repo.get_matchup(link.matchup_id) if link else None
         if link is None or matchup is None:
             return text.NOTHING_TO_VOTE
@@ -405,6 +434,12 @@ class OpenAiChatService:
         if result == "sibling":
             return text.reveal_text(reveal(matchup), recorded, column=column)
         return text.already_voted_text(reveal(matchup), recorded, column=column)
+
+
+def _ref_session(ref: str) -> str:
+    """The anonymous session of a conversation begun by the duel ``ref`` in a chat that sends
+    no ids: a digest of the reference, never the reference (which would let its reader vote)."""
+    return "openai-chat:" + _digest("ref-session", ref)[:32]
 
 
 def _own_context(history: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:

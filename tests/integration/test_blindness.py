@@ -138,8 +138,10 @@ async def test_no_identity_reaches_either_sibling_of_a_joined_matchup(
         assert not leaked, f"identity leaked to a sibling before the vote: {leaked}"
 
 
-async def _front_wire(arena: Arena, model: str, chat: str, content: str) -> str:
-    headers = {"x-openwebui-chat-id": chat, "x-openwebui-user-id": "blind-user"}
+async def _front_wire(arena: Arena, model: str, chat: str | None, content: str) -> str:
+    """One chat-front answer's wire; ``chat=None``: a client with no ids (its duel reply ends
+    with the duel's reference line)."""
+    headers = {"x-openwebui-chat-id": chat, "x-openwebui-user-id": "blind-user"} if chat else {}
     body = {"model": model, "stream": True, "messages": [{"role": "user", "content": content}]}
     response = await arena.client.post("/v1/chat/completions", json=body, headers=headers)
     assert response.status_code == 200
@@ -178,8 +180,10 @@ async def test_no_identity_in_any_byte_the_chat_front_sends_before_the_vote(
         _front_wire(arena, "arena-b", "blind-compare", prompt),
     )
     wires.append(await _front_wire(arena, "arena-single", "blind-single", prompt))
+    wires.append(await _front_wire(arena, "arena-duel", None, prompt))
 
     for wire in wires:
         leaked = {word for word in forbidden if word.lower() in wire.lower()}
         assert not leaked, f"identity leaked before the vote: {leaked}"
     assert "### Answer B" in wires[2] and "Reply **`!b`**" in wires[4]
+    assert "Duel ref: arena-" in wires[-1] and "Duel ref" not in wires[2]

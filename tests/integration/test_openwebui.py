@@ -233,6 +233,7 @@ async def test_a_duel_streams_both_blind_answers_in_one_message_after_its_title_
     assert reply.text.startswith(f"### Answer A\n\n{answers['A']}")
     assert f"### Answer B\n\n{answers['B']}" in reply.text
     assert "!a" in reply.text.split("---")[-1]
+    assert "Duel ref:" not in reply.text  # a chat with an id is known by it, as before
     assert {c["model"] for c in reply.chunks} == {"arena-duel"}
     assert all(len(c["choices"]) == 1 for c in reply.chunks)
     assert reply.metadata["votable"] is True
@@ -323,7 +324,7 @@ async def test_voting_twice_or_on_nothing_answers_a_sentence_and_records_one_vot
 
     assert early.text.startswith("There is no round to vote on in this chat yet")
     assert again.text.startswith("This round already has a vote (Answer B is better)")
-    assert "ENABLE_FORWARD_USER_INFO_HEADERS=true" in without_chat.text
+    assert without_chat.text.startswith("There is no arena duel above this message to vote on")
     assert [v.vote for v in votes] == ["right"]
 
 
