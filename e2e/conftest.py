@@ -136,6 +136,39 @@ def shadow_product(
     )
 
 
+@pytest.fixture(scope="session")
+def unplayable_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """A bare start: the shipped roster's mock models, without the mock provider that answers
+    for them, so no model can play (as a plain ``docker run`` with no roster or key)."""
+    yield from _serving(
+        fresh_database, tmp_path_factory.mktemp("unplayable"), ARENA_MOCK_PROVIDER="0"
+    )
+
+
+#: What ``demo_mode_product`` offers as example prompts (a visit shows four of them).
+OPERATOR_EXAMPLES = tuple(f"Operator example number {n}: say hello." for n in range(1, 7))
+
+
+@pytest.fixture(scope="session")
+def demo_mode_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """``ARENA_DEMO=1`` (the mock models, a banner on every page) and the operator's own
+    example prompts, from a file."""
+    folder = tmp_path_factory.mktemp("demo-mode")
+    examples = folder / "examples.txt"
+    examples.write_text("# ours\n" + "\n".join(OPERATOR_EXAMPLES) + "\n")
+    yield from _serving(
+        fresh_database,
+        folder,
+        ARENA_MOCK_PROVIDER="0",
+        ARENA_DEMO="1",
+        ARENA_EXAMPLE_PROMPTS=str(examples),
+    )
+
+
 #: The passphrase of ``private_product``.
 PASSPHRASE = "correct horse battery"
 

@@ -165,7 +165,9 @@ async def test_a_streaming_pane_follows_its_end_until_the_reader_scrolls_up(
     await page.wait_for_function(_PANE_A_OVERFLOWS, timeout=STREAM_TIMEOUT)
     await page.wait_for_function(_PANE_A_AT_BOTTOM, timeout=STREAM_TIMEOUT)  # it follows
 
-    # Scrolled up by the reader, it stays where the reader put it while the answer grows.
+    # Scrolled up by the reader, it stays where the reader put it while the answer grows (the
+    # pane brought into the short window first: the prompt above it takes some of it).
+    await pane.scroll_into_view_if_needed()
     box = await pane.bounding_box()
     assert box is not None
     await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)

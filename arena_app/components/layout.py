@@ -1,4 +1,5 @@
-"""The frame of every page: navigation and the theme toggle (remembered by the browser)."""
+"""The frame of every page: navigation, the theme toggle (remembered by the browser) and, in a
+demo, the banner that says the answers are canned."""
 
 from __future__ import annotations
 
@@ -6,14 +7,43 @@ import reflex as rx
 
 from arena_app import routes
 from arena_app.state.access import AccessState
+from arena_app.state.frame import FrameState
 
 
 def _nav_link(label: str, href: str) -> rx.Component:
     return rx.link(label, href=href, size="3", weight="medium", underline="none")
 
 
+def _demo_banner() -> rx.Component:
+    """``ARENA_DEMO=1``: the models are the mock ones, so nobody takes their answers (or the
+    leaderboard) for real models'."""
+    return rx.hstack(
+        rx.badge("demo: mock models", color_scheme="amber", variant="solid", size="2"),
+        rx.text(
+            "The answers are canned text from mock models. To compare real ones, set ",
+            rx.code("ARENA_MODELS", size="1"),
+            " or mount a roster (",
+            rx.code("docs/providers.md", size="1"),
+            ").",
+            size="1",
+        ),
+        align="center",
+        spacing="2",
+        wrap="wrap",
+        padding_x=rx.breakpoints(initial="1em", sm="1.5em"),
+        padding_y="0.4em",
+        background_color=rx.color("amber", 3),
+        border_bottom=f"1px solid {rx.color('amber', 6)}",
+        width="100%",
+        role="note",
+        aria_label="Demo",
+        data_testid="demo-banner",
+    )
+
+
 def layout(*children: rx.Component) -> rx.Component:
     return rx.box(
+        rx.cond(FrameState.demo, _demo_banner()),
         rx.hstack(
             rx.hstack(
                 rx.icon("swords", size=22),
@@ -41,7 +71,7 @@ def layout(*children: rx.Component) -> rx.Component:
             padding_y="0.75em",
             border_bottom=f"1px solid {rx.color('gray', 5)}",
             width="100%",
-            on_mount=AccessState.check,
+            on_mount=[AccessState.check, FrameState.check],
         ),
         rx.box(*children, padding="1.5em", max_width="1400px", margin="0 auto"),
         width="100%",

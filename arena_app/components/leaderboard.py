@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import reflex as rx
 
-from arena_app.state.leaderboard import REFRESH_MS, LeaderboardState
+from arena_app.state.leaderboard import NO_GAMES, REFRESH_MS, LeaderboardState
 
 
 def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(row["rank"]),
         rx.table.cell(row["name"]),
-        rx.table.cell(row["score"]),
-        rx.table.cell(row["style"]),
+        rx.cond(
+            row["score"] == NO_GAMES,
+            # Muted, over the score and style columns (neither has a value yet): one line.
+            rx.table.cell(
+                rx.text(NO_GAMES, as_="span", color_scheme="gray", white_space="nowrap"),
+                col_span=2,
+            ),
+            rx.fragment(rx.table.cell(row["score"]), rx.table.cell(row["style"])),
+        ),
         rx.table.cell(row["games"]),
     )
 

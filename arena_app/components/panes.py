@@ -113,10 +113,26 @@ def pane(
     )
 
 
+def prompt_bubble(text: rx.Var[str], testid: str) -> rx.Component:
+    """The person's prompt above the answers to it, set apart as in a chat: on the right, in
+    its own colour, its lines kept."""
+    return rx.box(
+        rx.text(text, size="3", white_space="pre-wrap", overflow_wrap="anywhere"),
+        background_color=rx.color("accent", 3),
+        border_radius="var(--radius-4)",
+        padding_x="0.9em",
+        padding_y="0.6em",
+        max_width=rx.breakpoints(initial="100%", md="80%"),
+        margin_left="auto",
+        aria_label="Your prompt",
+        data_testid=testid,
+    )
+
+
 def past_turn(turn: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.card(
         rx.vstack(
-            rx.text(turn["prompt"], weight="medium"),
+            prompt_bubble(turn["prompt"], "past-prompt"),
             rx.grid(
                 *(
                     rx.box(

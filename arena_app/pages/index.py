@@ -6,8 +6,9 @@ import reflex as rx
 
 from arena_app.components.layout import layout
 from arena_app.components.leaderboard import leaderboard
-from arena_app.components.panes import pane, past_turn
+from arena_app.components.panes import pane, past_turn, prompt_bubble
 from arena_app.components.vote_bar import SHORTCUTS, vote_bar
+from arena_app.components.welcome import examples, intro, setup_notice
 from arena_app.state.arena import ArenaState, PaneAState, PaneBState, TemplateState
 
 
@@ -156,7 +157,8 @@ def _prompt_box() -> rx.Component:
                     rx.icon("send", size=14),
                     "Send",
                     on_click=ArenaState.send,
-                    disabled=~rx.State.is_hydrated,
+                    # Too few models to play: the setup notice says why, the button waits.
+                    disabled=~rx.State.is_hydrated | (ArenaState.setup_notice != ""),
                     data_testid="send",
                 ),
             ),
@@ -173,7 +175,10 @@ def index() -> rx.Component:
         rx.grid(
             rx.vstack(
                 rx.foreach(ArenaState.turns, past_turn),
+                rx.cond(ArenaState.shows_welcome, intro()),
+                rx.cond(ArenaState.setup_notice != "", setup_notice()),
                 _prompt_box(),
+                rx.cond(ArenaState.shows_welcome & (ArenaState.examples.length() > 0), examples()),
                 rx.cond(
                     ArenaState.notice != "",
                     rx.callout(
@@ -187,6 +192,7 @@ def index() -> rx.Component:
                 # The round's panes and votes are laid out with the page and shown when a round
                 # starts: mounted then, their first render would run beside the first tokens.
                 rx.vstack(
+                    prompt_bubble(ArenaState.round_prompt, "round-prompt"),
                     rx.grid(
                         pane(
                             "A",
@@ -219,7 +225,8 @@ def index() -> rx.Component:
                 width="100%",
             ),
             leaderboard(),
-            columns=rx.breakpoints(initial="1", lg="3fr 1fr"),
+            # The leaderboard's five columns need about 21rem; the arena takes the rest.
+            columns=rx.breakpoints(initial="1", lg="minmax(0, 3fr) minmax(21rem, 1fr)"),
             spacing="5",
             width="100%",
         ),

@@ -199,14 +199,21 @@ def rankings_tab() -> rx.Component:
             "Win rate",
             "No votes yet.",
             s.rankings.length() > 0,
-            _horizontal(
-                rx.recharts.bar(
-                    data_key="win_rate", fill=COLORS[0], bar_size=6, is_animation_active=False
+            rx.vstack(
+                _horizontal(
+                    rx.recharts.bar(
+                        data_key="win_rate", fill=COLORS[0], bar_size=6, is_animation_active=False
+                    ),
+                    rx.recharts.reference_line(x=50, stroke="#8b8d98"),
+                    rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
+                    data=s.rankings,
+                    y_key="name",
                 ),
-                rx.recharts.reference_line(x=50, stroke="#8b8d98"),
-                rx.recharts.x_axis(type_="number", domain=[0, 100], unit="%"),
-                data=s.rankings,
-                y_key="name",
+                rx.cond(
+                    s.unplayed != "",
+                    rx.text(s.unplayed, size="1", color_scheme="gray", data_testid="unplayed"),
+                ),
+                width="100%",
             ),
         ),
         _card(

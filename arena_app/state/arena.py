@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from arena_api.core.errors import ArenaError
+from arena_api.core.errors import SETUP_HINT, ArenaError, NotEnoughModels
 from arena_api.core.events import (
     MatchupDone,
     MatchupStarted,
@@ -42,6 +42,8 @@ from arena_app.state.pane_text import freeze_blocks, shows_as_typed
 FRAME_S = 0.02
 FOLD_S = 0.25
 TAIL_CHARS = 1024
+#: Example prompts a visit offers before its first round (drawn from ``ARENA_EXAMPLE_PROMPTS``).
+EXAMPLES_SHOWN = 4
 VOTE_LABELS = {
     "left": "A is better",
     "right": "B is better",
@@ -109,6 +111,13 @@ class ArenaState(rx.State):
     reveal_b: str = ""
     continuable: bool = False
     notice: str = ""
+    #: Why no round can start (too few models can answer; the page then says how to add
+    #: some); empty while the arena can play.
+    setup_notice: str = ""
+    #: What a first visit may ask (``ARENA_EXAMPLE_PROMPTS``): a click puts one in the box.
+    examples: list[str] = []
+    #: The prompt of the round on screen, shown above its answers (the person's own words).
+    round_prompt: str = ""
     turns: list[dict[str, str]] = []
     live_feed: str = ""  # the URL of the round's live feed while it streams
     # Named side-by-side: the person picks both models and sees their names from the start.
@@ -128,6 +137,12 @@ class ArenaState(rx.State):
     def has_round(self) -> bool:
         """A round is on screen: voted, streaming or still starting."""
         return self.matchup_id != "" or self.streaming
+
+    @rx.var
+    def shows_welcome(self) -> bool:
+        """Nothing asked yet in this conversation, and the arena can play: the page says how
+        it works and offers examples."""
+        return not self.has_round and not self.turns and not self.setup_notice
 
     @rx.var
     def shows_votes(self) -> bool:
@@ -177,6 +192,13 @@ class ArenaState(rx.State):
         if not self.session_id:
             self.session_id = uuid.uuid4().hex
         self.judge_name = services().judge.judge_name or ""
+        usable = len(await services().arena.playable_roster())
+        setup = "" if usable >= 2 else _setup_notice(NotEnoughModels(usable))
+        if setup != self.setup_notice:
+            self.setup_notice = setup
+        examples = services().examples.draw(EXAMPLES_SHOWN)
+        if examples != self.examples:
+            self.examples = examples
         if self.mode == "named":
             await self._load_roster()
 
@@ -216,6 +238,15 @@ class ArenaState(rx.State):
         self.prompt = value
 
     @rx.event
+    def use_example(self, text: str) -> Any:
+        """An example goes into the box, to send or to edit first (nothing is sent for the
+        person), and the box takes the focus."""
+        if self.streaming:
+            return None
+        self.prompt = text
+        return rx.call_script(FOCUS_PROMPT)
+
+    @rx.event
     async def new_conversation(self) -> None:
         await self._new_conversation()
 
@@ -242,7 +273,7 @@ class ArenaState(rx.State):
             self.turns = [
                 *self.turns,
                 {
-                    "prompt": self._last_prompt,
+                    "prompt": self.round_prompt,
                     "a": pane_a._text,
                     "b": pane_b._text,
                     "reveal_a": self.reveal_a,
@@ -250,8 +281,6 @@ class ArenaState(rx.State):
                     "outcome": self.outcome,
                 },
             ]
-
-    _last_prompt: str = ""
 
     async def _over_limit(self, group: str) -> bool:
         """Count this page's request against ``ARENA_RATE_LIMIT``, as the HTTP routes do; when
@@ -280,7 +309,7 @@ class ArenaState(rx.State):
             self.notice = ""
             self.prompt = ""
             self.continuable = False
-            self._last_prompt = prompt
+            self.round_prompt = prompt
             body: dict[str, Any] = {"prompt": prompt, "sessionId": self.session_id}
             if continuing:
                 body["conversationId"] = self.conversation_id
@@ -301,8 +330,12 @@ class ArenaState(rx.State):
                 self.streaming = False
                 self.live_feed = ""
                 self.prompt = prompt
+                self.round_prompt = ""
                 self.continuable = bool(continuing)
-                self.notice = _describe(exc)
+                if isinstance(exc, NotEnoughModels):  # said by the setup notice, in full
+                    self.setup_notice = _setup_notice(exc)
+                else:
+                    self.notice = _describe(exc)
             return
         async with self:
             # Backend vars only: they send the page nothing (the pump applies the rest).
@@ -528,9 +561,9 @@ class ArenaState(rx.State):
     @rx.event
     async def same_prompt(self) -> Any:
         """A fresh matchup (a new draw of the pair) on the prompt of the round on screen."""
-        if self.streaming or not self._last_prompt:
+        if self.streaming or not self.round_prompt:
             return None
-        self.prompt = self._last_prompt
+        self.prompt = self.round_prompt
         self.continuable = False
         return ArenaState.send
 
@@ -544,6 +577,20 @@ class ArenaState(rx.State):
             ),
             rx.toast.success("Link to this matchup's reveal copied"),
         ]
+
+
+def _setup_notice(error: NotEnoughModels) -> str:
+    """What is missing, in the error's words; the page adds ``SETUP_HINT`` (what to do)."""
+    return error.message.removesuffix(SETUP_HINT).strip()
+
+
+# The box takes the focus with the caret after the example, once the example is in it.
+FOCUS_PROMPT = """
+requestAnimationFrame(() => requestAnimationFrame(() => {
+  const box = document.querySelector('textarea[data-testid="prompt"]');
+  if (box) { box.focus(); box.setSelectionRange(box.value.length, box.value.length); }
+}));
+"""
 
 
 def _describe(error: ArenaError) -> str:

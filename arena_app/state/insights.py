@@ -61,6 +61,9 @@ class InsightsState(rx.State):
     summary: list[dict[str, str]] = []
 
     rankings: list[dict[str, Any]] = []
+    #: The models no vote has decided yet, left out of the win rates (a bar at 0 % would read
+    #: as games lost): named under the chart instead.
+    unplayed: str = ""
     rated: list[dict[str, Any]] = []
     styled: list[dict[str, Any]] = []
     bump: list[dict[str, Any]] = []
@@ -227,7 +230,10 @@ class InsightsState(rx.State):
                 "skips": m.skips,
             }
             for m in board.models
+            if m.wins + m.losses + m.ties
         ]
+        waiting = [m.display_name for m in board.models if not m.wins + m.losses + m.ties]
+        unplayed = f"No games yet: {', '.join(waiting)}." if waiting and rankings else ""
         rated = [
             {
                 "name": m.display_name,
@@ -261,7 +267,12 @@ class InsightsState(rx.State):
             {"stage": "Style-controlled", **{m.display_name: i for i, m in enumerate(by_style, 1)}},
         ]
         self._update(
-            rankings=rankings, rated=rated, styled=styled, bump_names=bump_names, bump=bump
+            rankings=rankings,
+            unplayed=unplayed,
+            rated=rated,
+            styled=styled,
+            bump_names=bump_names,
+            bump=bump,
         )
 
     def _update(self, **values: Any) -> None:

@@ -9,6 +9,8 @@ from arena_app.backend import services
 #: How often an open page asks for the standings (the rating process refits within
 #: ``RATING_MIN_INTERVAL_S`` of a vote; a page shows it at most this much later).
 REFRESH_MS = 3000
+#: The score of a model no vote has decided yet: a win rate of 0 % would read as lost games.
+NO_GAMES = "no games yet"
 
 
 class LeaderboardState(rx.State):
@@ -39,6 +41,8 @@ class LeaderboardState(rx.State):
             if model.rating is not None and model.confidence_interval is not None:
                 half = (model.confidence_interval.upper - model.confidence_interval.lower) / 2
                 score = f"{model.rating:.0f} ± {half:.0f}"
+            elif model.wins + model.losses + model.ties == 0:
+                score = NO_GAMES
             else:
                 score = f"{model.win_rate * 100:.1f}%"
             style = (
@@ -48,8 +52,11 @@ class LeaderboardState(rx.State):
             )
             rows.append(
                 {
-                    # Rank by interval overlap once rated (ties share a rank), else position.
-                    "rank": str(model.rank if model.rank is not None else index),
+                    # Rank by interval overlap once rated (ties share a rank), else position;
+                    # a model with no game has no place yet.
+                    "rank": "—"
+                    if score == NO_GAMES
+                    else str(model.rank if model.rank is not None else index),
                     "name": model.display_name,
                     "score": score,
                     "style": style,
