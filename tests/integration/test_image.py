@@ -26,11 +26,21 @@ import httpx
 import pytest
 import websockets
 import yaml
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
 
 from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import create_app
 from tests.image_build import IMAGE, BuildResult, Podman
-from tests.support import ROOT, RedisServer, ServerThread, free_port, parse_sse
+from tests.support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    ROOT,
+    RedisServer,
+    ServerThread,
+    free_port,
+    parse_sse,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.image]
 
@@ -255,6 +265,23 @@ def test_the_readme_shows_a_bare_run_a_demo_and_a_roster_from_the_environment() 
     assert any("ARENA_DEMO" not in run and "ARENA_MODELS" not in run for run in runs), runs
 
 
+def _page_says(url: str, text: str) -> bool:
+    """Whether the page at ``url``, rendered in Debian's chromium, comes to show ``text``."""
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            page.get_by_text(text).first.wait_for(timeout=30_000)
+            return True
+        except PlaywrightTimeout:
+            return False
+        finally:
+            browser.close()
+
+
 def test_each_readme_run_starts_healthy_and_does_what_it_says(
     readme_containers: list[tuple[list[str], Container]],
 ) -> None:
@@ -268,6 +295,7 @@ def test_each_readme_run_starts_healthy_and_does_what_it_says(
         elif "ARENA_DEMO=1" in command:
             assert health["models"] == 4, command
             _both_slots_streamed(_round(container.url, "hello from the demo"))
+            assert _page_says(container.url, "demo: mock models"), command
         else:  # the bare run: healthy, no models, and a round that says what to do
             assert health["models"] == 0, command
             answer = httpx.post(
@@ -277,6 +305,7 @@ def test_each_readme_run_starts_healthy_and_does_what_it_says(
             assert answer.json()["code"] == "not_enough_models"
             assert "ARENA_MODELS=" in answer.json()["error"]
             assert "docs/providers.md" in answer.json()["error"]
+            assert _page_says(container.url, "This arena has no model it can use"), command
 
 
 # -- a real roster, a round, a vote, a stop, a restart --------------------------------------------
