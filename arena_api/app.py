@@ -268,7 +268,7 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         )
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
-        usable = len(await arena.playable_roster())
+        usable = await arena.usable_models()
         if serving and usable < 2:
             _log.warning("%s", NotEnoughModels(usable).message)
         shared.start(arena)

@@ -20,7 +20,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from arena_api.app import create_api
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
+from arena_api.db.repository import seed_roster
 from arena_api.db.tables import metadata
+from arena_api.roster import Roster
 from tests.support import RedisServer, ServerThread, free_port, make_settings, run_blocking
 
 
@@ -69,20 +71,26 @@ def fresh_database(pg_admin_url: str) -> Iterator[Callable[[], str]]:
         run_blocking(run(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
-@pytest.fixture(scope="session")
-def database_url(fresh_database: Callable[[], str]) -> str:
-    """The session's migrated database."""
-    url = fresh_database()
+def prepare_database(url: str, roster: Roster | None = None) -> str:
+    """Migrate the database at ``url`` to the newest schema, and seed ``roster`` if given."""
 
-    async def migrate() -> None:
+    async def prepare() -> None:
         engine = create_engine(url)
         try:
             await upgrade(engine)
+            if roster is not None:
+                await seed_roster(engine, roster)
         finally:
             await engine.dispose()
 
-    run_blocking(migrate())
+    run_blocking(prepare())
     return url
+
+
+@pytest.fixture(scope="session")
+def database_url(fresh_database: Callable[[], str]) -> str:
+    """The session's migrated database."""
+    return prepare_database(fresh_database())
 
 
 @pytest.fixture(scope="session")

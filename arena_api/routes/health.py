@@ -25,7 +25,7 @@ async def health(request: Request) -> JSONResponse:
         current = await current_revision(services.engine)
         # The models that can answer; 0 or 1 is a setup to finish (the page says how), not a
         # fault to restart for, so it does not make the server unhealthy.
-        models: int | None = len(await services.arena.playable_roster())
+        models: int | None = await services.arena.usable_models()
         reachable = True
     except Exception:  # any driver or network failure means "not reachable" here
         current, models, reachable = None, None, False

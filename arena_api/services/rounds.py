@@ -268,13 +268,21 @@ class ArenaService:
         return await self._repo.enabled_models()
 
     async def playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]:
-        """Enabled models whose provider is configured (others cannot answer)."""
+        """Enabled models whose provider is configured (others cannot answer); kept for
+        ``_ROSTER_TTL_S``, as every round asks."""
         loop = asyncio.get_running_loop()
         if refresh or self._roster is None or loop.time() - self._roster[0] > _ROSTER_TTL_S:
-            names = self._providers.names()
-            models = [m for m in await self._repo.enabled_models() if m.provider in names]
-            self._roster = (loop.time(), models)
+            self._roster = (loop.time(), await self._playable())
         return self._roster[1]
+
+    async def usable_models(self) -> int:
+        """How many models can answer now, read afresh: for the start's log and ``/health``,
+        which must not hold an older roster for the rounds that follow."""
+        return len(await self._playable())
+
+    async def _playable(self) -> list[ModelEntry]:
+        names = self._providers.names()
+        return [m for m in await self._repo.enabled_models() if m.provider in names]
 
     # -- rounds ----------------------------------------------------------------------------------
 

@@ -7,11 +7,10 @@ import pytest
 
 from arena_api.app import create_api
 from arena_api.core.errors import SETUP_HINT
-from arena_api.db.engine import create_engine
-from arena_api.db.migrations import head_revision, upgrade
-from arena_api.db.repository import seed_roster
+from arena_api.db.migrations import head_revision
 from arena_api.roster import load_roster
-from tests.support import ROOT, ServerThread, free_port, make_settings, run_blocking
+from tests.fixtures import prepare_database
+from tests.support import ROOT, ServerThread, free_port, make_settings
 
 
 async def test_health_reports_database_migration_and_version(api_url: str) -> None:
@@ -30,18 +29,7 @@ async def test_health_reports_database_migration_and_version(api_url: str) -> No
 @pytest.fixture(scope="module")
 def mock_roster_database(fresh_database: Callable[[], str]) -> str:
     """A database of its own holding the shipped roster: four models of the mock provider."""
-    url = fresh_database()
-
-    async def prepare() -> None:
-        engine = create_engine(url)
-        try:
-            await upgrade(engine)
-            await seed_roster(engine, load_roster(ROOT / "models.yaml"))
-        finally:
-            await engine.dispose()
-
-    run_blocking(prepare())
-    return url
+    return prepare_database(fresh_database(), load_roster(ROOT / "models.yaml"))
 
 
 @pytest.mark.parametrize(("mock", "usable"), [("1", 4), ("0", 0)])

@@ -321,7 +321,7 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(containers: Containers, vendor: str, roster: Path) -> Served:
+def served_launch(containers: Containers, vendor: str, roster: Path) -> Served:
     """The image on the host's network with a mounted roster of the fake vendor's models."""
     volume = containers.volume("served")
     container = containers.new("served")
@@ -334,8 +334,13 @@ def served(containers: Containers, vendor: str, roster: Path) -> Served:
         "--volume", f"{volume}:/data",
         IMAGE,
     )  # fmt: skip
-    container.wait_healthy()
     return Served(container, volume)
+
+
+@pytest.fixture(scope="module")
+def served(served_launch: Served) -> Served:
+    served_launch.container.wait_healthy()
+    return served_launch
 
 
 def test_health_the_page_its_assets_and_the_event_socket_answer(served: Served) -> None:
@@ -554,12 +559,20 @@ def _compose_run_args(
     return args
 
 
-def test_compose_replicas_share_one_arena_and_the_worker_rates_its_votes(
+@dataclass
+class ComposeFleet:
+    replicas: list[Container]
+    worker: Container
+
+
+@pytest.fixture(scope="module")
+def compose_fleet(
     containers: Containers,
     compose_database: str,
     tmp_path_factory: pytest.TempPathFactory,
     vendor: str,
-) -> None:
+) -> Iterator[ComposeFleet]:
+    """compose.yaml's app replicas and rating worker, on the test's PostgreSQL and Redis."""
     compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
     app, worker = compose["services"]["app"], compose["services"]["worker"]
     with RedisServer(tmp_path_factory.mktemp("redis")) as redis:
@@ -578,22 +591,41 @@ def test_compose_replicas_share_one_arena_and_the_worker_rates_its_votes(
             replica.run(*args, IMAGE)
         rater = containers.new("worker")
         rater.run(*_compose_run_args(worker, env, volumes), IMAGE, *worker["command"])
-        for replica in replicas:
-            replica.wait_healthy()
+        yield ComposeFleet(replicas, rater)
+        for container in (*replicas, rater):  # before their Redis and PostgreSQL go
+            containers.podman("rm", "--force", "--time", "5", container.name, check=False)
 
-        events = _round(replicas[0].url, "Name three prime numbers")
-        reveal = _vote(replicas[1].url, events[0][1], vote="right")
-        board: dict[str, Any] = {}
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            board = httpx.get(f"{replicas[1].url}/api/arena/leaderboard", timeout=10).json()
-            if all(row.get("rating") is not None for row in board["models"]):
-                break
-            time.sleep(1)
-        healthy = [
-            replica.podman("healthcheck", "run", replica.name, check=False).returncode
-            for replica in replicas
-        ]
+
+@pytest.fixture(scope="module", autouse=True)
+def _every_container_starts_at_once(
+    readme_containers: list[tuple[list[str], Container]],
+    served_launch: Served,
+    compose_fleet: ComposeFleet,
+) -> None:
+    """Each container's first start (initdb, migrations, the server) takes a while: they all
+    start together, before the module's first test, and each test waits for its own."""
+
+
+def test_compose_replicas_share_one_arena_and_the_worker_rates_its_votes(
+    compose_fleet: ComposeFleet,
+) -> None:
+    replicas, rater = compose_fleet.replicas, compose_fleet.worker
+    for replica in replicas:
+        replica.wait_healthy()
+
+    events = _round(replicas[0].url, "Name three prime numbers")
+    reveal = _vote(replicas[1].url, events[0][1], vote="right")
+    board: dict[str, Any] = {}
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        board = httpx.get(f"{replicas[1].url}/api/arena/leaderboard", timeout=10).json()
+        if all(row.get("rating") is not None for row in board["models"]):
+            break
+        time.sleep(1)
+    healthy = [
+        replica.podman("healthcheck", "run", replica.name, check=False).returncode
+        for replica in replicas
+    ]
 
     _both_slots_streamed(events)
     assert reveal.status_code == 200, reveal.text
