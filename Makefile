@@ -80,5 +80,12 @@ BENCHMARKS := startup arena_stream relay_http join_overhead protocol_framing ope
 bench: setup /usr/bin/chromium /usr/bin/redis-server
 	@for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(PY) benchmarks/$$name.py || exit 1; done
 
+# The image test's podman storage (a few GB) goes too, through podman (its layers are mounts).
+CONTAINERS := .arena/containers
 clean:
 	rm -rf .web .states $(TOOLS)
+	@if [ -d $(CONTAINERS) ]; then \
+	  CONTAINERS_CONF=$(CURDIR)/$(CONTAINERS)/containers.conf \
+	  CONTAINERS_STORAGE_CONF=$(CURDIR)/$(CONTAINERS)/storage.conf podman system reset --force; \
+	  rm -rf $(CONTAINERS); \
+	fi
