@@ -268,9 +268,8 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
         )
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
-        usable = await arena.usable_models()
-        if serving and usable < 2:
-            _log.warning("%s", NotEnoughModels(usable).message)
+        if serving and (missing := NotEnoughModels.among(await arena.usable_models())):
+            _log.warning("%s", missing.message)
         shared.start(arena)
         repository = PostgresRepository(engine, pool)
         reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
+from pydantic import ValidationError
 
-from arena_api.core.requests import MAX_PROMPT_CHARS
+from arena_api.core.requests import MAX_PROMPT_CHARS, ChatRequest
 
 __all__ = [
     "BUILTIN_EXAMPLE_PROMPTS",
@@ -98,18 +99,21 @@ def _yaml_entries(path: Path, text: str) -> list[object]:
     return value
 
 
+#: How a round's refusal of a prompt reads for an entry of the file.
+_PROBLEMS = {
+    "string_type": "is not text",
+    "string_too_short": "is blank",
+    "string_too_long": f"is longer than {MAX_PROMPT_CHARS} characters",
+}
+
+
 def _checked(path: Path, index: int, entry: object) -> str:
-    """One entry as a prompt a round would take (``arena_api.core.requests.ChatRequest``)."""
-    if not isinstance(entry, str):
-        problem = "is not text"
-    elif not entry.strip():
-        problem = "is blank"
-    elif len(entry.strip()) > MAX_PROMPT_CHARS:
-        problem = f"is longer than {MAX_PROMPT_CHARS} characters"
-    elif "\x00" in entry:
-        problem = "contains a NUL character"
-    else:
-        return entry.strip()
+    """One entry as the prompt a round would take: ``ChatRequest``'s own rules decide."""
+    try:
+        return ChatRequest.model_validate({"prompt": entry}).prompt
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        problem = _PROBLEMS.get(error["type"], error["msg"].removeprefix("Value error, "))
     raise ExamplePromptsError(f"the example prompts file {path}: prompt {index} {problem}")
 
 

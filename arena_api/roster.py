@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from arena_api.core.judging import PLACEHOLDERS
-from arena_api.settings import ROSTER_PROVIDERS, Settings
+from arena_api.settings import ROSTER_PROVIDERS, Provider, Settings
 
 __all__ = [
     "PROVIDERS",
@@ -23,8 +22,6 @@ __all__ = [
     "roster_of",
 ]
 
-# The same names as ``ROSTER_PROVIDERS`` (a test keeps them equal), spelled out for the type.
-Provider = Literal["google", "openai", "ollama", "vllm", "host-proxy", "mock"]
 PROVIDERS: tuple[str, ...] = ROSTER_PROVIDERS
 
 
@@ -128,7 +125,7 @@ def roster_of(settings: Settings) -> Roster:
             models=tuple(
                 RosterModel(
                     display_name=m.display_name,
-                    provider=m.provider,  # type: ignore[arg-type]  # checked by the setting
+                    provider=m.provider,
                     provider_model_id=m.provider_model_id,
                 )
                 for m in settings.models

@@ -16,12 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from arena_api.core.ratelimit import Limit, parse_limits
 
 __all__ = [
     "ROSTER_PROVIDERS",
+    "Provider",
     "SETTINGS",
     "RosterEntry",
     "Secret",
@@ -227,7 +228,8 @@ def _path() -> tuple[Parser, str]:
 
 
 #: What a roster may name as a model's provider (``arena_api.roster`` checks the files too).
-ROSTER_PROVIDERS: tuple[str, ...] = ("google", "openai", "ollama", "vllm", "host-proxy", "mock")
+Provider = Literal["google", "openai", "ollama", "vllm", "host-proxy", "mock"]
+ROSTER_PROVIDERS: tuple[Provider, ...] = get_args(Provider)
 #: Other names ``ARENA_MODELS`` takes for a provider.
 _PROVIDER_ALIASES = {"gemini": "google"}
 
@@ -236,7 +238,7 @@ _PROVIDER_ALIASES = {"gemini": "google"}
 class RosterEntry:
     """One model of ``ARENA_MODELS``."""
 
-    provider: str
+    provider: Provider
     provider_model_id: str
     display_name: str
 

@@ -141,14 +141,22 @@ SETUP_HINT = (
 
 class NotEnoughModels(RoundConfigError):
     """Fewer models can answer than the round needs: a setup to finish, not a server fault,
-    so 503 (an orchestrator's probe of ``/health`` still passes) with what to do."""
+    so 503 (an orchestrator's probe of ``/health`` still passes) with what to do.
+
+    ``shortage`` says what is missing; the message adds ``SETUP_HINT``, what to do about it.
+    """
 
     status, code = 503, "not_enough_models"
 
     def __init__(self, usable: int, needed: int = 2, *, code: str | None = None) -> None:
         counted = "no model" if usable == 0 else f"only {usable} model" + ("s" * (usable > 1))
-        super().__init__(
-            f"This arena has {counted} it can use; a round needs {needed}. {SETUP_HINT}",
-            code=code,
-        )
+        self.shortage = f"This arena has {counted} it can use; a round needs {needed}."
+        super().__init__(f"{self.shortage} {SETUP_HINT}", code=code)
         self.usable = usable
+
+    @classmethod
+    def among(
+        cls, usable: int, needed: int = 2, *, code: str | None = None
+    ) -> NotEnoughModels | None:
+        """The error for ``usable`` models, or ``None`` when there are enough for a round."""
+        return cls(usable, needed, code=code) if usable < needed else None

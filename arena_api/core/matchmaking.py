@@ -413,8 +413,8 @@ def _distinct(models: Iterable[ModelEntry]) -> list[ModelEntry]:
 
 def _distinct_pair_candidates(models: Sequence[ModelEntry]) -> list[ModelEntry]:
     candidates = _distinct(models)
-    if len(candidates) < 2:
-        raise NotEnoughModels(len(candidates))
+    if missing := NotEnoughModels.among(len(candidates)):
+        raise missing
     return candidates
 
 

@@ -303,6 +303,12 @@ class LeaderboardEntry(View):
     rank: int | None = None
     style_controlled_rank: int | None = None
 
+    @property
+    def decided(self) -> int:
+        """Votes that decided something (wins, losses, ties: not skips), counted now; ``games``
+        is what the last rating pass saw."""
+        return self.wins + self.losses + self.ties
+
 
 class ComponentGroup(View):
     component_id: int

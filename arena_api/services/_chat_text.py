@@ -331,8 +331,7 @@ def leaderboard_text(board: LeaderboardView) -> str:
         rows = ["| # | Model | Win rate | W / L / T | Votes |", "|---:|---|---:|---|---:|"]
     for position, m in enumerate(board.models, start=1):
         record = f"{m.wins} / {m.losses} / {m.ties}"
-        decided = m.wins + m.losses + m.ties
-        rate = f"{m.win_rate * 100:.1f}%" if decided else "–"
+        rate = f"{m.win_rate * 100:.1f}%" if m.decided else "–"
         name = _escape(m.display_name)
         if not rated:
             rows.append(f"| {position} | {name} | {rate} | {record} | {m.total_votes} |")

@@ -389,8 +389,8 @@ class OpenAiChatService:
         if self._arena.default_model is not None:
             return self._arena.default_model
         roster = sorted(await self._arena.playable_roster(), key=lambda m: m.id.bytes)
-        if not roster:
-            raise NotEnoughModels(0, needed=1, code="no_models")
+        if missing := NotEnoughModels.among(len(roster), needed=1, code="no_models"):
+            raise missing
         if call.chat_id is None:
             return random.choice(roster)
         return roster[int(_digest("single", call.chat_id)[:8], 16) % len(roster)]

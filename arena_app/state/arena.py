@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from arena_api.core.errors import SETUP_HINT, ArenaError, NotEnoughModels
+from arena_api.core.errors import ArenaError, NotEnoughModels
 from arena_api.core.events import (
     MatchupDone,
     MatchupStarted,
@@ -192,8 +192,8 @@ class ArenaState(rx.State):
         if not self.session_id:
             self.session_id = uuid.uuid4().hex
         self.judge_name = services().judge.judge_name or ""
-        usable = len(await services().arena.playable_roster())
-        setup = "" if usable >= 2 else _setup_notice(NotEnoughModels(usable))
+        missing = NotEnoughModels.among(len(await services().arena.playable_roster()))
+        setup = missing.shortage if missing else ""
         if setup != self.setup_notice:
             self.setup_notice = setup
         examples = services().examples.draw(EXAMPLES_SHOWN)
@@ -333,7 +333,7 @@ class ArenaState(rx.State):
                 self.round_prompt = ""
                 self.continuable = bool(continuing)
                 if isinstance(exc, NotEnoughModels):  # said by the setup notice, in full
-                    self.setup_notice = _setup_notice(exc)
+                    self.setup_notice = exc.shortage
                 else:
                     self.notice = _describe(exc)
             return
@@ -577,11 +577,6 @@ class ArenaState(rx.State):
             ),
             rx.toast.success("Link to this matchup's reveal copied"),
         ]
-
-
-def _setup_notice(error: NotEnoughModels) -> str:
-    """What is missing, in the error's words; the page adds ``SETUP_HINT`` (what to do)."""
-    return error.message.removesuffix(SETUP_HINT).strip()
 
 
 # The box takes the focus with the caret after the example, once the example is in it.

@@ -230,9 +230,9 @@ class InsightsState(rx.State):
                 "skips": m.skips,
             }
             for m in board.models
-            if m.wins + m.losses + m.ties
+            if m.decided
         ]
-        waiting = [m.display_name for m in board.models if not m.wins + m.losses + m.ties]
+        waiting = [m.display_name for m in board.models if not m.decided]
         unplayed = f"No games yet: {', '.join(waiting)}." if waiting and rankings else ""
         rated = [
             {

@@ -41,7 +41,7 @@ class LeaderboardState(rx.State):
             if model.rating is not None and model.confidence_interval is not None:
                 half = (model.confidence_interval.upper - model.confidence_interval.lower) / 2
                 score = f"{model.rating:.0f} ± {half:.0f}"
-            elif model.wins + model.losses + model.ties == 0:
+            elif model.decided == 0:
                 score = NO_GAMES
             else:
                 score = f"{model.win_rate * 100:.1f}%"
