@@ -107,14 +107,17 @@ redis.call('ZREM', KEYS[3], ARGV[1])
 return {0}
 """
 
-# The leader has handed over (or failed): forget the scope, keep its tombstone.
+# The leader has handed over (or failed): forget the scope, keep its tombstone. Returns the
+# follower's replica and claim id when one came, which the leader may not have heard of yet.
 # KEYS: hash, tombstone, pending set. ARGV: scope, tombstone ms.
 _RELEASE = """
-local followed = redis.call('HGET', KEYS[1], 'followed') or '0'
+local f = redis.call('HMGET', KEYS[1], 'followed', 'follower', 'fid')
+local followed = f[1] or '0'
 redis.call('DEL', KEYS[1])
 redis.call('SET', KEYS[2], followed, 'PX', tonumber(ARGV[2]))
 redis.call('ZREM', KEYS[3], ARGV[1])
-return followed
+if followed == '1' then return {1, f[2], f[3]} end
+return {0}
 """
 
 
@@ -251,7 +254,11 @@ class RedisJoinBroker(ScopedJoins):
             await batches.aclose()  # detaches the channel: the round goes on without it
 
     async def _fail(self, scope: str, leader: _Leader, error: BaseException) -> None:
-        await self._forget(scope)
+        # A follower may have claimed its slot just before the release, its message to this
+        # inbox not yet read: the release's answer names it, so it is told too.
+        released = await self._forget(scope)
+        if leader.follower is None and int(released[0]) == 1:
+            leader.follower, leader.fid = released[1].decode(), released[2].decode()
         if leader.follower is None:
             return
         told = forwarded(error)
@@ -259,9 +266,11 @@ class RedisJoinBroker(ScopedJoins):
         with contextlib.suppress(RedisError, OSError):
             await self._bus.send(leader.follower, "join_failed", body)
 
-    async def _forget(self, scope: str) -> None:
-        with contextlib.suppress(RedisError, OSError):  # it expires on its own
-            await self._release(keys=_keys(scope), args=[scope, TOMBSTONE_MS])
+    async def _forget(self, scope: str) -> list[Any]:
+        try:
+            return list(await self._release(keys=_keys(scope), args=[scope, TOMBSTONE_MS]))
+        except (RedisError, OSError):  # it expires on its own
+            return [0]
 
     # -- the follower's side -----------------------------------------------------------------
 

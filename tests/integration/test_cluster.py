@@ -19,8 +19,11 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.cluster import ClusterUnavailable, open_cluster
+from arena_api.cluster.bus import ReplicaBus
 from arena_api.cluster.join import _PENDING as JOIN_PENDING
-from arena_api.core.join import join_scope
+from arena_api.cluster.join import RedisJoinBroker
+from arena_api.core.errors import ArenaError
+from arena_api.core.join import FollowerRole, join_scope
 from arena_api.settings import SettingsError
 from tests.integration.arena_harness import SECRET, Arena, serve_arena
 from tests.integration.test_control import Reader, stop_round
@@ -285,6 +288,34 @@ async def test_a_pre_stream_failure_of_the_leader_reaches_the_follower_on_the_ot
     codes = sorted(error["code"] for _, _, error in results)
     assert codes[0] == "conversation_not_found"
     assert codes[1] in {"conversation_not_found", "join_expired"}
+
+
+async def test_a_leader_failing_before_it_reads_its_followers_message_still_tells_it(
+    redis_url: str,
+) -> None:
+    # The race behind the test above, made certain: the follower claims its slot, and the
+    # leader fails before its inbox delivers the follower's "join_followed".
+    async with contextlib.AsyncExitStack() as stack:
+        brokers = []
+        for _ in range(2):
+            cluster = await stack.enter_async_context(open_cluster(redis_url, 2.0))
+            bus = ReplicaBus(cluster)
+            broker = RedisJoinBroker(
+                bus, secret=b"s", window_s=5.0, max_pending=10, max_queued=10, leader_timeout_s=3
+            )
+            await bus.start()
+            stack.push_async_callback(bus.close)
+            brokers.append((bus, broker))
+        (leader_bus, leaders), (_, followers) = brokers
+        leader_bus.on("join_followed", lambda body: None)  # the message is late
+        leader = await leaders.join("scope-1")
+        follower = await followers.join("scope-1")
+        assert not isinstance(leader, FollowerRole) and isinstance(follower, FollowerRole)
+        leader.fail(ArenaError("No such conversation", status=404, code="conversation_not_found"))
+        with pytest.raises(ArenaError) as caught:
+            await follower.handshake()
+
+    assert (caught.value.status, caught.value.code) == (404, "conversation_not_found")
 
 
 async def test_the_rounds_of_a_replica_that_died_get_their_missing_answers_marked(
