@@ -38,16 +38,17 @@ from arena_api.core.join import JoinBroker, Joiner
 from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
-from arena_api.core.ports import RoundObserver
+from arena_api.core.ports import NoObserver, RoundObserver
 from arena_api.core.ratelimit import Limit, Limiter, RateLimiter
 from arena_api.core.tokens import MatchupTokenService
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
-from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresJudgements
+from arena_api.db.judgements import PostgresAutoJudgeQueue
 from arena_api.db.lost import mark_lost_rounds
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.suites import PostgresSuiteRuns
+from arena_api.db.votes import PostgresVotes
 from arena_api.examples import BUILTIN_EXAMPLE_PROMPTS, ExamplePromptsError, example_prompts
 from arena_api.keys import DEV_SECRET_FILE, export_salt, token_secret, uses_dev_secret
 from arena_api.language import detect_language
@@ -77,6 +78,7 @@ from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.suites import SuiteService
+from arena_api.services.votes import VoteRecorder
 from arena_api.settings import Settings, load_settings
 from arena_api.suites import SuiteLoad, load_suites
 
@@ -137,10 +139,12 @@ def build_arena(
     providers: ProviderRegistry | None = None,
     relay: ControlRelay | None = None,
     join: Joiner | None = None,
+    votes: VoteRecorder | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings: the one place that picks the adapters."""
     return ArenaService(
         repository=PostgresRepository(engine, pool),
+        votes=votes or VoteRecorder(PostgresVotes(pool), observer or NoObserver()),
         providers=providers or build_registry(settings, http),
         matchmaker=make_matchmaker(settings.matchmaker),
         core=ArenaCore(slot_timeout_s=settings.slot_timeout_s),
@@ -263,8 +267,18 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             )
         providers = build_registry(settings, http)
         shared = await stack.enter_async_context(_shared_state(settings, secret, pool))
+        votes = VoteRecorder(PostgresVotes(pool), metrics)
         arena = build_arena(
-            settings, engine, pool, http, metrics, secret, providers, shared.relay, shared.join
+            settings,
+            engine,
+            pool,
+            http,
+            metrics,
+            secret,
+            providers,
+            shared.relay,
+            shared.join,
+            votes,
         )
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
@@ -278,16 +292,16 @@ async def open_services(settings: Settings, *, serving: bool = True) -> AsyncIte
             reads=reads,
             repository=repository,
             chats=PostgresChatLinks(pool),
+            votes=votes,
             listing=settings.openai_models,  # type: ignore[arg-type]
         )
         judge = JudgeService(
             arena=arena,
             repository=repository,
-            judgements=PostgresJudgements(pool),
+            votes=votes,
             providers=providers,
             judge=load_judge(settings),
             timeout_s=settings.judge_timeout_s,
-            observer=metrics,
         )
         autojudge = settings.autojudge_rate > 0 and settings.exposure == "shadow"
         if serving and autojudge and judge.judge_name:

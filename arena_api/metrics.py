@@ -52,8 +52,8 @@ class ArenaMetrics:
         )
         self.votes = Counter(
             "arena_votes",
-            "Votes recorded by outcome and method.",
-            ["outcome", "method"],
+            "Votes recorded by outcome, method (human or judge) and source (core.votes).",
+            ["outcome", "method", "source"],
             registry=r,
         )
         self.slot_errors = Counter(
@@ -171,8 +171,8 @@ class ArenaMetrics:
         if result.cost_usd is not None:
             self.cost.labels(model).inc(float(result.cost_usd))
 
-    def vote_recorded(self, outcome: str, method: str) -> None:
-        self.votes.labels(outcome, method).inc()
+    def vote_recorded(self, outcome: str, method: str, source: str) -> None:
+        self.votes.labels(outcome, method, source).inc()
 
     def join_ended(self, outcome: str) -> None:
         self.joins.labels(outcome).inc()

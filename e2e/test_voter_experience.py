@@ -13,6 +13,7 @@ from playwright.async_api import Page, expect
 
 from e2e.conftest import RATED_MIN_INTERVAL_S, screenshot
 from e2e.test_arena_ui import STREAM_TIMEOUT, _ask, _open, _wait_votable
+from tests.integration.test_metrics import votes_counted
 from tests.support import ProductProcess, parse_sse
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -105,6 +106,8 @@ async def test_a_new_round_on_the_same_prompt_is_a_fresh_matchup(
 async def test_a_vote_moves_the_open_pages_leaderboard_without_a_reload(
     rated_product: ProductProcess, page: Page
 ) -> None:
+    async with httpx.AsyncClient(base_url=rated_product.url) as client:
+        before = await votes_counted(client)
     await _open(page, rated_product.url + "/")
     board = page.get_by_test_id("leaderboard")
     await expect(page.get_by_text("win rate (no fit yet)")).to_be_visible()
@@ -120,6 +123,9 @@ async def test_a_vote_moves_the_open_pages_leaderboard_without_a_reload(
     assert time.monotonic() - voted <= RATED_MIN_INTERVAL_S + 5
     await expect(board.get_by_text(re.compile(r"^\d{3,4} ± \d+$"))).to_have_count(2)
     await screenshot(page, "arena-leaderboard-rated-live")
+    async with httpx.AsyncClient(base_url=rated_product.url) as client:
+        counted = await votes_counted(client)
+    assert counted.get(("human", "ui"), 0) - before.get(("human", "ui"), 0) == 1
 
 
 async def test_named_side_by_side_shows_the_picked_models_from_the_start(

@@ -22,8 +22,6 @@ from arena_api.core.records import (
     MatchupRecord,
     NewRound,
     StoredAnswer,
-    Vote,
-    VoteOutcome,
 )
 from arena_api.core.views import (
     ActivityBucket,
@@ -38,6 +36,7 @@ from arena_api.core.views import (
     SummaryView,
     Votes,
 )
+from arena_api.core.votes import CastVote
 
 __all__ = [
     "DISPLAY_SCALE",
@@ -47,7 +46,6 @@ __all__ = [
     "ChatLink",
     "ChatLinks",
     "ChatVoteResult",
-    "JudgementStore",
     "LeaderboardPort",
     "LeaderboardRecords",
     "MatchmakingSnapshot",
@@ -59,6 +57,7 @@ __all__ = [
     "RatedModelRecord",
     "StyleCoefficient",
     "StyleSpread",
+    "VoteStore",
     "pair_key",
 ]
 
@@ -353,15 +352,6 @@ class ArenaRepository(MatchmakingStats, LeaderboardPort, Protocol):
 
     async def get_conversation(self, conversation_id: uuid.UUID) -> ConversationRecord | None: ...
 
-    async def record_vote(
-        self,
-        matchup_id: uuid.UUID,
-        vote: Vote,
-        winner_model_id: uuid.UUID | None,
-        session_id: str | None,
-        selected_slot: Slot | None,
-    ) -> bool: ...
-
 
 # -- external chats (OpenAI-compatible chat UIs) -------------------------------------------------
 
@@ -393,29 +383,30 @@ class ChatLinks(Protocol):
         """Point the chat at a new matchup (forgetting the previous round's vote command)."""
         ...
 
-    async def record_vote(
-        self,
-        link: ChatLink,
-        message: str,
-        vote: Vote,
-        outcome: VoteOutcome,
-    ) -> ChatVoteResult:
-        """Record ``vote`` on the link's matchup for the command digested as ``message``, once.
-
-        The claim on the chat and the vote are one atomic step, so two copies of one command
-        (one per compare column) record one vote, and each learns which of them did.
-        """
-        ...
 
 
 # -- observation ---------------------------------------------------------------------------------
 
 
-class JudgementStore(Protocol):
-    async def record(self, judgement: Judgement, winner_model_id: uuid.UUID | None) -> bool:
-        """Store ``judgement`` and, when it makes a vote, claim the matchup's one vote for it
-        (``method = 'judge'``) in the same transaction; True when the vote was recorded,
-        False when the matchup already had one (the judgement is stored either way)."""
+class VoteStore(Protocol):
+    """Where votes are written: each method claims the matchup's one vote (a matchup has at
+    most one) and says whether this call got it. Called only by ``services.votes``."""
+
+    async def record(self, vote: CastVote) -> bool:
+        """Store ``vote`` unless the matchup has one."""
+        ...
+
+    async def record_command(
+        self, vote: CastVote, chat_key: str, message: str
+    ) -> ChatVoteResult:
+        """Claim the chat's vote for the command digested as ``message`` and store ``vote``, in
+        one atomic step, so two copies of one command (one per compare column) store one vote
+        and each learns which of them did."""
+        ...
+
+    async def record_judgement(self, judgement: Judgement, vote: CastVote | None) -> bool:
+        """Store ``judgement`` and, when it makes a vote, ``vote`` in the same transaction;
+        the judgement is stored either way (what it cost was spent)."""
         ...
 
 
@@ -438,7 +429,7 @@ class RoundObserver(Protocol):
 
     def slot_finished(self, provider: str, model: str, result: SlotResult) -> None: ...
 
-    def vote_recorded(self, outcome: str, method: str) -> None: ...
+    def vote_recorded(self, outcome: str, method: str, source: str) -> None: ...
 
     def join_ended(self, outcome: str) -> None: ...
 
@@ -454,7 +445,7 @@ class NoObserver:
     def slot_finished(self, provider: str, model: str, result: SlotResult) -> None:
         pass
 
-    def vote_recorded(self, outcome: str, method: str) -> None:
+    def vote_recorded(self, outcome: str, method: str, source: str) -> None:
         pass
 
     def join_ended(self, outcome: str) -> None:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
+import uuid
 
 import asyncpg
 
-from arena_api.core.ids import new_id
 from arena_api.core.ports import ChatLink, ChatVoteResult
-from arena_api.core.records import Vote, VoteOutcome
 from arena_api.db.outages import raises_unavailable
 
-__all__ = ["PostgresChatLinks"]
+__all__ = ["PostgresChatLinks", "chat_state", "claim_command"]
 
 _GET = """
 SELECT chat_key, session_id, matchup_id, conversation_id, vote_message
@@ -26,23 +24,30 @@ SET session_id = EXCLUDED.session_id, matchup_id = EXCLUDED.matchup_id,
     conversation_id = EXCLUDED.conversation_id, vote_message = NULL, updated_at = now()
 """
 
-# One statement, so one transaction: the chat row is claimed for this command and the vote
-# inserted together. A sibling copy of the command blocks on the claimed row until this commits,
-# then finds the claim taken and (by a fresh read) its own digest in it.
-_VOTE = """
-WITH claim AS (
-  UPDATE external_chats SET vote_message = $3, updated_at = now()
-  WHERE chat_key = $1 AND matchup_id = $2 AND vote_message IS NULL
-  RETURNING matchup_id
-), vote AS (
-  INSERT INTO preferences (id, matchup_id, vote, winner_model_id, anonymous_session_id,
-                           position_bias_meta)
-  SELECT $4, matchup_id, $5, $6, $7, $8::jsonb FROM claim
-  ON CONFLICT (matchup_id) DO NOTHING
-  RETURNING id
-)
-SELECT EXISTS (SELECT 1 FROM claim) AS claimed, EXISTS (SELECT 1 FROM vote) AS voted
+_CLAIM = """
+UPDATE external_chats SET vote_message = $3, updated_at = now()
+WHERE chat_key = $1 AND matchup_id = $2 AND vote_message IS NULL
+RETURNING matchup_id
 """
+
+
+async def claim_command(
+    conn: asyncpg.Connection, chat_key: str, matchup_id: uuid.UUID, message: str
+) -> bool:
+    """Claim the chat's vote on ``matchup_id`` for the command digested as ``message`` (in the
+    caller's transaction, with the vote); False when it was claimed or the chat moved on."""
+    return await conn.fetchval(_CLAIM, chat_key, matchup_id, message) is not None
+
+
+async def chat_state(
+    conn: asyncpg.Connection, chat_key: str, matchup_id: uuid.UUID, message: str
+) -> ChatVoteResult:
+    """Why a command could not claim the chat's vote (a fresh read): the chat moved on to
+    another matchup, a copy of the same command claimed it, or another command did."""
+    now = await conn.fetchrow(_GET, chat_key)
+    if now is None or now["matchup_id"] != matchup_id:
+        return "moved"
+    return "sibling" if now["vote_message"] == message else "voted"
 
 
 @raises_unavailable
@@ -60,25 +65,3 @@ class PostgresChatLinks:
             await conn.execute(
                 _LINK, link.chat_key, link.session_id, link.matchup_id, link.conversation_id
             )
-
-    async def record_vote(
-        self, link: ChatLink, message: str, vote: Vote, outcome: VoteOutcome
-    ) -> ChatVoteResult:
-        async with self._pool.acquire() as conn:
-            row = await conn.fetchrow(
-                _VOTE,
-                link.chat_key,
-                link.matchup_id,
-                message,
-                new_id(),
-                vote,
-                outcome.winner_model_id,
-                link.session_id,
-                json.dumps({"selectedSlot": outcome.selected_slot}),
-            )
-            if row["claimed"]:
-                return "recorded" if row["voted"] else "voted"
-            now = await conn.fetchrow(_GET, link.chat_key)
-        if now is None or now["matchup_id"] != link.matchup_id:
-            return "moved"
-        return "sibling" if now["vote_message"] == message else "voted"

@@ -63,6 +63,8 @@ from arena_api.core.categories import classify, prompt_key
 from arena_api.core.cost import estimate_prompt_tokens
 from arena_api.core.ids import new_id
 from arena_api.core.models import ChatMessage
+from arena_api.core.records import VOTES
+from arena_api.db.votes import insert_votes_from
 from arena_api.language import detect_language
 
 __all__ = [
@@ -255,7 +257,10 @@ _PROMPTS = (
 #: Each round's prompt: the greetings are asked far more often than anything else (3 % of the
 #: rounds between them), as in a public arena; the rest uniformly.
 _GREETING_SHARE = 0.03
-_LEFT, _RIGHT, _GOOD, _BAD, _SKIP = range(5)
+#: The staged vote is its index in ``VOTES``.
+_LEFT, _RIGHT, _GOOD, _BAD, _SKIP = (
+    VOTES.index(v) for v in ("left", "right", "both_good", "both_bad", "skip")
+)
 _PG_EPOCH_US = 946_684_800_000_000  # 2000-01-01 in Unix microseconds: binary timestamptz origin
 _CHUNK = 100_000
 _LOCK_CLASS = 1095913026  # the seeder's advisory lock: one seeding run at a time
@@ -737,19 +742,16 @@ SELECT s.turn_id, s.conversation_id, s.matchup_id,
   FROM demo_stage s JOIN demo_prompts q ON q.n = s.prompt_no
  WHERE s.i BETWEEN $1 AND $2
 """,
-    """
-INSERT INTO preferences (id, matchup_id, vote, winner_model_id, position_bias_meta,
-                         anonymous_session_id, created_at)
-SELECT s.preference_id, s.matchup_id, (ARRAY['left', 'right', 'both_good', 'both_bad',
-       'skip'])[s.vote + 1],
-       CASE s.vote WHEN 0 THEN a.id WHEN 1 THEN b.id END,
-       jsonb_build_object('selectedSlot', CASE s.vote WHEN 0 THEN 'A' WHEN 1 THEN 'B' END),
-       'demo-' || lpad(to_hex(s.session_no), 6, '0'), s.vote_at
+    insert_votes_from(
+        f"""
+SELECT s.preference_id, s.matchup_id, (ARRAY{list(VOTES)})[s.vote + 1], a.id, b.id,
+       'demo-' || lpad(to_hex(s.session_no), 6, '0'), 'human', s.vote_at
   FROM demo_stage s
   JOIN demo_models a ON a.n = s.slot_a
   JOIN demo_models b ON b.n = s.slot_b
  WHERE s.i BETWEEN $1 AND $2 AND s.vote >= 0
-""",
+"""
+    ),
 )
 
 _FOREIGN_VOTES = """

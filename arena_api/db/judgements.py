@@ -1,9 +1,9 @@
-"""``JudgementStore`` on PostgreSQL: a judge's verdict and, with it, the matchup's one vote.
+"""The judge's rows on PostgreSQL: its verdicts, and the auto-judge's queue of shadow rounds.
 
-One statement: the vote (``method = 'judge'``) goes in through the same unique constraint as a
-person's (``ON CONFLICT (matchup_id) DO NOTHING``), and the verdict row records whether it won
-that claim. A judge and a person racing on a matchup end with exactly one vote, and the verdict
-is kept either way (what it cost was spent).
+A verdict is written with its vote, in one transaction, by ``db.votes``: the vote goes in through
+the same statement and unique constraint as a person's, and the verdict row records whether it
+won that claim. A judge and a person racing on a matchup end with exactly one vote, and the
+verdict is kept either way (what it cost was spent).
 """
 
 from __future__ import annotations
@@ -15,61 +15,44 @@ import asyncpg
 
 from arena_api.core.ids import new_id
 from arena_api.core.judging import Judgement
-from arena_api.core.records import winner_slot
 from arena_api.db.outages import raises_unavailable
 
-__all__ = ["PostgresAutoJudgeQueue", "PostgresJudgements"]
+__all__ = ["PostgresAutoJudgeQueue", "insert_verdict"]
 
-_RECORD = """
-WITH vote AS (
-  INSERT INTO preferences (id, matchup_id, vote, winner_model_id, anonymous_session_id,
-                           position_bias_meta, method)
-  SELECT $1, $2, $3::text, $4, NULL, $5::jsonb, 'judge' WHERE $3::text IS NOT NULL
-  ON CONFLICT (matchup_id) DO NOTHING
-  RETURNING id
-)
+_VERDICT = """
 INSERT INTO judge_verdicts (id, matchup_id, source, judge_name, judge_provider, judge_model_id,
                             outcome, vote, recorded, swapped, readings, reasoning,
                             input_tokens, output_tokens, cost_usd, error)
-SELECT $6, $2, $7, $8, $9, $10, $11, $3::text, EXISTS (SELECT 1 FROM vote), $12, $13::jsonb,
-       $14, $15, $16, $17, $18
-RETURNING recorded
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12, $13, $14, $15, $16)
 """
 
 
-@raises_unavailable
-class PostgresJudgements:
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        self._pool = pool
-
-    async def record(self, judgement: Judgement, winner_model_id: uuid.UUID | None) -> bool:
-        readings = [
-            {"shownFirst": r.shown_first, "outcome": r.outcome, "text": r.text}
-            for r in judgement.readings
-        ]
-        async with self._pool.acquire() as conn:
-            recorded: bool = await conn.fetchval(
-                _RECORD,
-                new_id(),
-                judgement.matchup_id,
-                judgement.vote,
-                winner_model_id,
-                json.dumps({"selectedSlot": winner_slot(judgement.vote), "judge": True}),
-                new_id(),
-                judgement.source,
-                judgement.judge_name,
-                judgement.judge_provider,
-                judgement.judge_model_id,
-                judgement.outcome,
-                judgement.swapped,
-                json.dumps(readings),
-                judgement.reasoning,
-                judgement.input_tokens,
-                judgement.output_tokens,
-                judgement.cost_usd,
-                judgement.error,
-            )
-        return recorded
+async def insert_verdict(conn: asyncpg.Connection, judgement: Judgement, recorded: bool) -> None:
+    """Store ``judgement`` (in the caller's transaction, with its vote): ``recorded`` says
+    whether its vote won the matchup's one vote."""
+    readings = [
+        {"shownFirst": r.shown_first, "outcome": r.outcome, "text": r.text}
+        for r in judgement.readings
+    ]
+    await conn.execute(
+        _VERDICT,
+        new_id(),
+        judgement.matchup_id,
+        judgement.source,
+        judgement.judge_name,
+        judgement.judge_provider,
+        judgement.judge_model_id,
+        judgement.outcome,
+        judgement.vote,
+        recorded,
+        judgement.swapped,
+        json.dumps(readings),
+        judgement.reasoning,
+        judgement.input_tokens,
+        judgement.output_tokens,
+        judgement.cost_usd,
+        judgement.error,
+    )
 
 
 # The oldest shadow matchup that has both answers, no vote, and no claim that is done, used up

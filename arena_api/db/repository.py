@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import time
 import uuid
@@ -33,7 +32,6 @@ from arena_api.core.records import (
     NewRound,
     StoredAnswer,
     TurnRecord,
-    Vote,
 )
 from arena_api.core.views import VOTE_METHODS, Votes
 from arena_api.db.answers import AnswerWriter
@@ -209,15 +207,6 @@ LEFT JOIN turns t ON t.matchup_id = m.id
 LEFT JOIN preferences p ON p.matchup_id = m.id
 WHERE m.id = $1
 """
-
-_RECORD_VOTE = """
-INSERT INTO preferences (id, matchup_id, vote, winner_model_id, anonymous_session_id,
-                         position_bias_meta)
-VALUES ($1, $2, $3, $4, $5, $6::jsonb)
-ON CONFLICT (matchup_id) DO NOTHING
-RETURNING id
-"""
-
 
 async def _keep_session(conn: asyncpg.Connection) -> None:
     """Nothing to reset: the hot path's statements leave no session state behind (no ``SET``,
@@ -421,30 +410,6 @@ class PostgresRepository:
         )
 
     # -- votes -----------------------------------------------------------------------------------
-
-    async def record_vote(
-        self,
-        matchup_id: uuid.UUID,
-        vote: Vote,
-        winner_model_id: uuid.UUID | None,
-        session_id: str | None,
-        selected_slot: Slot | None,
-    ) -> bool:
-        """Store the vote unless one exists; ``False`` when this matchup already has one.
-
-        The vote counters are kept current by a trigger in the same statement.
-        """
-        async with self._pool.acquire() as conn:
-            inserted = await conn.fetchval(
-                _RECORD_VOTE,
-                new_id(),
-                matchup_id,
-                vote,
-                winner_model_id,
-                session_id,
-                json.dumps({"selectedSlot": selected_slot}),
-            )
-        return inserted is not None
 
     # -- matchmaking and leaderboard -------------------------------------------------------------
 

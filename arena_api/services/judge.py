@@ -37,16 +37,15 @@ from arena_api.core.judging import (
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import (
     ArenaRepository,
-    JudgementStore,
-    NoObserver,
     ProviderResolver,
-    RoundObserver,
 )
-from arena_api.core.records import DECISIVE_VOTES, MatchupRecord, vote_outcome
+from arena_api.core.records import DECISIVE_VOTES, MatchupRecord
 from arena_api.core.verdicts import parse_verdict
 from arena_api.core.views import JudgeReading, JudgeReveal, JudgeView
+from arena_api.core.votes import cast_vote
 from arena_api.services._reveal import reveal
 from arena_api.services.rounds import ArenaService
+from arena_api.services.votes import VoteRecorder
 
 __all__ = ["JudgeModel", "JudgeService"]
 
@@ -74,20 +73,18 @@ class JudgeService:
         *,
         arena: ArenaService,
         repository: ArenaRepository,
-        judgements: JudgementStore,
+        votes: VoteRecorder,
         providers: ProviderResolver,
         judge: JudgeModel | None,
         timeout_s: float,
-        observer: RoundObserver | None = None,
         rng: random.Random | None = None,
     ) -> None:
         self._arena = arena
         self._repo = repository
-        self._judgements = judgements
+        self._votes = votes
         self._providers = providers
         self._judge = judge
         self._timeout_s = timeout_s
-        self._observer: RoundObserver = observer or NoObserver()
         self._rng = rng or random.SystemRandom()
 
     @property
@@ -226,11 +223,8 @@ class JudgeService:
             cost_usd=sum(priced, Decimal(0)) if calls and len(priced) == len(calls) else None,
             error=error,
         )
-        winner = vote_outcome(matchup, vote).winner_model_id if vote else None
-        recorded = await self._judgements.record(judgement, winner)
-        if recorded and vote is not None:
-            self._observer.vote_recorded(vote, "judge")
-        return judgement, recorded
+        cast = cast_vote(matchup, vote, method="judge", source=source) if vote else None
+        return judgement, await self._votes.record_judgement(judgement, cast)
 
     async def _call(self, model: ModelEntry, messages: Sequence[ChatMessage]) -> _Call:
         """The judge's whole answer to ``messages``, with its tokens and cost.

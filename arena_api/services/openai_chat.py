@@ -38,14 +38,16 @@ from arena_api.core.errors import ArenaError, InvalidRequest, NotEnoughModels, N
 from arena_api.core.join import JoinError
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import ArenaRepository, ChatLink, ChatLinks
-from arena_api.core.records import Vote, vote_outcome
+from arena_api.core.records import Vote
 from arena_api.core.requests import ChatCall, ChatRequest, parse_command, stream_false_refused
+from arena_api.core.votes import cast_vote
 from arena_api.services import _chat_text as text
 from arena_api.services._duel_refs import new_ref, ref_above, ref_key
 from arena_api.services._helper_tasks import answer_helper_task, is_helper_task
 from arena_api.services._reveal import reveal
 from arena_api.services.reads import ReadService
 from arena_api.services.rounds import ArenaService, RoundOptions, RoundStream
+from arena_api.services.votes import VoteRecorder
 
 __all__ = [
     "ARENA_MODELS",
@@ -167,12 +169,14 @@ class OpenAiChatService:
         reads: ReadService,
         repository: ArenaRepository,
         chats: ChatLinks,
+        votes: VoteRecorder,
         listing: Listing = "arena",
     ) -> None:
         self._arena = arena
         self._reads = reads
         self._repo = repository
         self._chats = chats
+        self._votes = votes
         self._listing = listing
 
     # -- the model list --------------------------------------------------------------------------
@@ -423,8 +427,10 @@ class OpenAiChatService:
             return text.NOTHING_TO_VOTE
         result = "sibling" if link.vote_message == call.digest else None
         if result is None:
-            outcome = vote_outcome(matchup, vote)
-            result = await self._chats.record_vote(link, call.digest, vote, outcome)
+            cast = cast_vote(
+                matchup, vote, method="human", source="chat", session_id=link.session_id
+            )
+            result = await self._votes.record_command(cast, link.chat_key, call.digest)
         if result == "moved":
             return text.NOTHING_TO_VOTE
         if result == "recorded":

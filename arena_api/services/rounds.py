@@ -80,12 +80,13 @@ from arena_api.core.records import (
     MatchupRecord,
     NewRound,
     check_votable,
-    vote_outcome,
 )
 from arena_api.core.requests import ChatRequest, VoteRequest
 from arena_api.core.tokens import MatchupTokenService, TokenClaims, token_hash
 from arena_api.core.views import VoteReveal
+from arena_api.core.votes import HumanSource, cast_vote
 from arena_api.services._reveal import reveal
+from arena_api.services.votes import VoteRecorder
 
 __all__ = ["ArenaService", "RoundOptions", "RoundPolicy", "RoundStream"]
 
@@ -179,6 +180,7 @@ class ArenaService:
         self,
         *,
         repository: ArenaRepository,
+        votes: VoteRecorder,
         providers: ProviderResolver,
         matchmaker: Matchmaker,
         core: ArenaCore,
@@ -192,6 +194,7 @@ class ArenaService:
         relay: ControlRelay | None = None,
     ) -> None:
         self._repo = repository
+        self._votes = votes
         self._providers = providers
         self._matchmaker = matchmaker
         self._core = core
@@ -643,27 +646,22 @@ class ArenaService:
             )
         return matchup, claims
 
-    async def vote(self, request: VoteRequest) -> VoteReveal:
+    async def vote(self, request: VoteRequest, source: HumanSource = "api") -> VoteReveal:
         """Record one vote and reveal both models; the winner is derived here, never taken.
+        ``source`` is where it was cast (``api`` or the arena page, ``ui``).
 
         Raises:
             VoteError: 401 bad/expired token or claims not matching, 403 shadow matchup,
                 404 unknown matchup, 409 already voted.
         """
         matchup, claims = await self.votable_matchup(request.matchup_id, request.matchup_token)
-        outcome = vote_outcome(matchup, request.vote)
-        stored = await self._repo.record_vote(
-            matchup.id,
-            request.vote,
-            outcome.winner_model_id,
-            claims.session_id,
-            outcome.selected_slot,
+        vote = cast_vote(
+            matchup, request.vote, method="human", source=source, session_id=claims.session_id
         )
-        if not stored:
+        if not await self._votes.record(vote):
             raise VoteError(
                 "A vote was already recorded for this matchup", status=409, code="already_voted"
             )
-        self._observer.vote_recorded(request.vote, "human")
         return VoteReveal(
             accepted=True,
             models=reveal(matchup),

@@ -497,7 +497,8 @@ class ArenaState(rx.State):
                 parse_command(
                     VoteRequest,
                     {"matchupId": self.matchup_id, "matchupToken": self._token, "vote": choice},
-                )
+                ),
+                source="ui",
             )
         except ArenaError as exc:
             self.notice = _describe(exc)

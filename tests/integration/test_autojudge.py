@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from arena_api.db.judgements import PostgresAutoJudgeQueue
 from arena_api.db.repository import create_pool
 from tests.integration.arena_harness import Arena, serve_arena
+from tests.integration.test_metrics import votes_counted
 
 SHADOW = {
     "ARENA_EXPOSURE": "shadow",
@@ -56,11 +57,15 @@ async def test_shadow_matchups_are_judged_in_the_background_and_a_restart_resume
         )
         claims = await arena.rows("SELECT done, attempts FROM autojudge_claims")
         shadow = await arena.scalar("SELECT count(*) FROM matchups WHERE mode = 'shadow'")
+        on_metrics = await votes_counted(arena.client)
 
     assert after_restart == ROUNDS == shadow
     assert all(v.n == 1 and v.auto for v in verdicts)  # judged once each, none skipped
     assert len(votes) == ROUNDS and {(v.method, v.mode) for v in votes} == {("judge", "shadow")}
     assert all(c.done for c in claims) and len(claims) == ROUNDS
+    # This process's count: the votes cast since the restart.
+    assert set(on_metrics) == {("judge", "autojudge")}
+    assert 0 < on_metrics["judge", "autojudge"] <= ROUNDS - before_restart
 
 
 async def test_a_claim_whose_worker_died_is_claimed_again_after_its_lease(

@@ -21,6 +21,7 @@ from arena_rating.worker import WorkerOptions
 from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import JUDGE_OUTPUT_TOKENS, PROMPT_TOKENS, create_app
 from tests.integration.arena_harness import Arena, serve_arena
+from tests.integration.test_metrics import votes_counted
 from tests.support import ServerThread, free_port
 
 CONTESTANTS = (("Alpha", "alpha--ok"), ("Beta", "beta--ok"))
@@ -106,6 +107,7 @@ async def test_the_judges_verdict_is_the_matchups_vote_and_is_revealed_with_its_
         )[0]
         counted = await arena.scalar("SELECT count(*) FROM model_vote_stats WHERE method = 'human'")
         judge_prompt = recorder.requests[-1].json["messages"]
+        on_metrics = await votes_counted(arena.client)
 
     body = answer.json()
     shown_first = body["judge"]["readings"][0]["shownFirst"]
@@ -129,6 +131,7 @@ async def test_the_judges_verdict_is_the_matchups_vote_and_is_revealed_with_its_
     assert float(verdict.cost_usd) == pytest.approx((11 * 2.5 + 17 * 10) / 1e6)
     assert body["judge"]["costUsd"] == pytest.approx(float(verdict.cost_usd))
     assert counted == 0  # a judge's vote is not a person's: it is counted apart
+    assert on_metrics == {("judge", "request"): 1}
     # The judge saw the prompt and both answers, and no model's name.
     shown = json.dumps(judge_prompt)
     assert "Explain JWTs" in shown and shown.count("Hello from the fake.") == 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
@@ -32,6 +33,16 @@ def _sum(
     return sum(v for (n, ls), v in samples.items() if n == name and wanted <= set(ls))
 
 
+async def votes_counted(client: httpx.AsyncClient) -> dict[tuple[str, str], float]:
+    """``arena_votes_total`` from ``/metrics``, by (method, source), over the outcomes."""
+    counted: dict[tuple[str, str], float] = {}
+    for (name, labels), value in _samples((await client.get("/metrics")).text).items():
+        if name == "arena_votes_total" and value:
+            key = (dict(labels)["method"], dict(labels)["source"])
+            counted[key] = counted.get(key, 0) + value
+    return counted
+
+
 async def test_metrics_count_what_the_traffic_did(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
@@ -52,7 +63,7 @@ async def test_metrics_count_what_the_traffic_did(
     assert agui.status_code == 200 and refused.status_code == 429
     assert _sum(samples, "arena_rounds_total", mode="matchup", protocol="sse") == 3
     assert _sum(samples, "arena_rounds_total", protocol="ag-ui") == 1
-    assert _sum(samples, "arena_votes_total", outcome="left", method="human") == 1
+    assert _sum(samples, "arena_votes_total", outcome="left", method="human", source="api") == 1
     assert _sum(samples, "arena_http_requests_total", route="/api/arena/chat", status="200") == 4
     assert _sum(samples, "arena_http_requests_total", route="/api/arena/chat", status="429") == 1
     assert _sum(samples, "arena_http_requests_total", route="/api/arena/vote", status="200") == 1

@@ -26,6 +26,7 @@ from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import OK_TOKENS, create_app
 from tests.integration.arena_harness import Arena, roster_of, serve_arena
 from tests.integration.protocols._faults import failing_vendor
+from tests.integration.test_metrics import votes_counted
 from tests.support import ROOT, ServerThread, free_port
 
 ARENA_IDS = ["arena-duel", "arena-a", "arena-b", "arena-single"]
@@ -410,9 +411,11 @@ async def test_a_vote_sent_by_both_columns_records_one_vote_and_each_names_its_o
         )
         recorded = await arena.rows("SELECT vote FROM preferences")
         follow = await chat.compare("Go deeper")
+        on_metrics = await votes_counted(arena.client)
 
     a_name, b_name = names[0].a, names[0].b
     assert [v.vote for v in recorded] == ["right"]
+    assert on_metrics == {("human", "chat"): 1}  # one vote, counted once
     assert votes["arena-a"].text.startswith(f"**This column (Arena A) was {a_name}** — not the")
     assert votes["arena-b"].text.startswith(f"**This column (Arena B) was {b_name}** — the winner")
     assert all("Vote recorded: Answer B is better." in r.text for r in votes.values())

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.suites import load_suites
 from tests.integration.arena_harness import Arena, serve_arena
+from tests.integration.test_metrics import votes_counted
 
 SUITE = """name: smoke
 description: Four quick prompts.
@@ -113,6 +114,7 @@ async def test_a_suite_run_judges_every_prompt_and_two_runs_diff(
             "ON p.matchup_id = r.matchup_id JOIN matchups m ON m.id = r.matchup_id"
         )
         again = await arena.client.post(f"/api/suites/runs/{first['runId']}/resume")
+        on_metrics = await votes_counted(arena.client)
 
     assert listed["suites"] == [
         {"name": "smoke", "description": "Four quick prompts.", "prompts": 4, "models": None}
@@ -129,6 +131,7 @@ async def test_a_suite_run_judges_every_prompt_and_two_runs_diff(
     assert decided + ties == 4
     assert first["costUsd"] is not None and first["costUsd"] > 0
     assert {(j.method, j.mode) for j in judged} == {("judge", "blind")} and len(judged) == 8
+    assert on_metrics == {("judge", "suite"): 8}
     assert diff["changed"] + diff["unchanged"] == 4 and len(diff["prompts"]) == 4
     assert [r["runId"] for r in runs["runs"]] == [second["runId"], first["runId"]]
     assert runs["runs"][1] == first  # the list shows each run as it is, tally and results

@@ -1,0 +1,103 @@
+"""``VoteStore`` on PostgreSQL: the one statement path that writes votes.
+
+Every vote goes in through ``insert_vote`` (one insert into ``preferences`` ``ON CONFLICT
+(matchup_id) DO NOTHING``: the unique matchup id is the one-vote rule, whoever races for it). A
+chat command's claim and a judge's verdict are written in the same transaction as the vote, so
+either both stand or neither does. The counting triggers keep the summaries current within the
+same statement. The demo seeder's bulk load writes through ``insert_votes_from``, the same
+columns and the same winner rule in set form.
+"""
+
+from __future__ import annotations
+
+import json
+
+import asyncpg
+
+from arena_api.core.ids import new_id
+from arena_api.core.judging import Judgement
+from arena_api.core.models import Slot
+from arena_api.core.ports import ChatVoteResult
+from arena_api.core.records import VOTES, winner_slot
+from arena_api.core.votes import CastVote
+from arena_api.db.chats import chat_state, claim_command
+from arena_api.db.judgements import insert_verdict
+from arena_api.db.outages import raises_unavailable
+
+__all__ = ["PostgresVotes", "insert_vote", "insert_votes_from"]
+
+#: The columns a vote is written with, in order.
+VOTE_COLUMNS = (
+    "id, matchup_id, vote, winner_model_id, anonymous_session_id, position_bias_meta, method,"
+    " created_at"
+)
+
+_INTO = f"INSERT INTO preferences ({VOTE_COLUMNS})"
+_INSERT = f"""
+{_INTO}
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, now())
+ON CONFLICT (matchup_id) DO NOTHING
+RETURNING id
+"""
+
+
+def _winner_case(vote: str, slots: dict[Slot, str]) -> str:
+    """SQL: what ``slots`` gives for the slot the vote in ``vote`` picked (``core.records``)."""
+    picks = [(v, winner_slot(v)) for v in VOTES]
+    whens = " ".join(f"WHEN '{v}' THEN {slots[slot]}" for v, slot in picks if slot is not None)
+    return f"CASE {vote} {whens} END"
+
+
+def insert_votes_from(rows: str) -> str:
+    """The bulk form of the same insert, for the demo seeder: ``rows`` is a query of (id,
+    matchup_id, vote, slot A's model, slot B's model, anonymous session, method, created_at);
+    the winner and the slot picked are derived as for one vote."""
+    winner = _winner_case("v.vote", {"A": "v.slot_a", "B": "v.slot_b"})
+    picked = _winner_case("v.vote", {"A": "'A'", "B": "'B'"})
+    return f"""
+{_INTO}
+SELECT v.id, v.matchup_id, v.vote, {winner}, v.session,
+       jsonb_build_object('selectedSlot', {picked}), v.method, v.created_at
+  FROM ({rows}) AS v (id, matchup_id, vote, slot_a, slot_b, session, method, created_at)
+ON CONFLICT (matchup_id) DO NOTHING
+"""
+
+
+async def insert_vote(conn: asyncpg.Connection, vote: CastVote) -> bool:
+    """Store ``vote`` unless its matchup has one; True when this call stored it."""
+    inserted = await conn.fetchval(
+        _INSERT,
+        new_id(),
+        vote.matchup_id,
+        vote.vote,
+        vote.winner_model_id,
+        vote.session_id,
+        json.dumps(vote.meta()),
+        vote.method,
+    )
+    return inserted is not None
+
+
+@raises_unavailable
+class PostgresVotes:
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def record(self, vote: CastVote) -> bool:
+        async with self._pool.acquire() as conn:
+            return await insert_vote(conn, vote)
+
+    async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:
+        async with self._pool.acquire() as conn:
+            # A copy of the same command blocks on the claimed chat row until this commits,
+            # then finds the claim taken and (by a fresh read) its own digest in it.
+            async with conn.transaction():
+                if await claim_command(conn, chat_key, vote.matchup_id, message):
+                    return "recorded" if await insert_vote(conn, vote) else "voted"
+            return await chat_state(conn, chat_key, vote.matchup_id, message)
+
+    async def record_judgement(self, judgement: Judgement, vote: CastVote | None) -> bool:
+        async with self._pool.acquire() as conn, conn.transaction():
+            recorded = vote is not None and await insert_vote(conn, vote)
+            await insert_verdict(conn, judgement, recorded)
+        return recorded
