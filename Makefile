@@ -9,7 +9,7 @@ BUN   := $(TOOLS)/node_modules/.bin/bun
 export PATH := $(CURDIR)/$(TOOLS)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 export REFLEX_USE_SYSTEM_BUN := 1
 
-.PHONY: setup run test lint e2e bench clean integration-openwebui
+.PHONY: setup run check test lint e2e bench clean integration-openwebui
 
 AXE   := $(TOOLS)/node_modules/axe-core/axe.min.js
 
@@ -62,6 +62,11 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy arena_api arena_rating arena_app
+
+# The fast tier, for every change: lint, types, and tests/unit (pure rules, the services on
+# in-memory fakes of their ports, the read model's property test on the embedded PostgreSQL).
+check: lint
+	$(PY) -m pytest -q tests/unit
 
 test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server /usr/bin/podman lint
 	$(PY) -m pytest

@@ -1,4 +1,4 @@
-r"""The Elo-like display scale the leaderboard shows, named once.
+r"""The display scale on arrays: the kernel's ``arena_api.core.scale`` applied to NumPy values.
 
 A strength :math:`r` on the natural log-odds scale is displayed as
 
@@ -13,12 +13,11 @@ classic Elo convention. Standard errors scale by ``SCALE`` alone.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import norm
 
+from arena_api.core.scale import BASE, INIT_RATING, POINTS_PER_ELO_GAP, SCALE
 from arena_rating._errors import RatingInputError
 
 __all__ = [
@@ -32,10 +31,6 @@ __all__ = [
     "z_value",
 ]
 
-BASE = 10.0
-POINTS_PER_ELO_GAP = 400.0
-SCALE = POINTS_PER_ELO_GAP / math.log(BASE)
-INIT_RATING = 1000.0
 DEFAULT_CONFIDENCE_LEVEL = 0.95
 
 

@@ -66,14 +66,27 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql import FromClause, Select
 from sqlalchemy.sql.elements import ColumnElement
 
+from arena_api.core.boards import DEFAULT_BOARD, Board
+from arena_api.core.populations import HUMAN, JUDGE
+from arena_api.core.sides import (
+    SKIP,
+    SLOT_PICKED,
+    TIE_VOTES,
+    VOTES,
+    Side,
+    side_winning_vote,
+    sql_labels,
+    sql_side_counter,
+    sql_side_wins,
+)
+from arena_api.core.style_features import POSITION, STYLE_FEATURES
 from arena_api.db.tables import matchups, preferences, responses
 from arena_rating._errors import RatingInputError
 from arena_rating.anomaly import SessionStats
 from arena_rating.bradley_terry import Outcome, PairCounts
-from arena_rating.style import STYLE_FEATURES, StyleVotes
+from arena_rating.style import StyleVotes
 
 __all__ = [
-    "VOTE_LABELS",
     "AggregatedVotes",
     "StyleRows",
     "VoteFilters",
@@ -86,11 +99,9 @@ __all__ = [
     "read_vote_filters",
 ]
 
-#: The votes the ratings are fitted to: people's. A judge model's votes are kept apart.
-HUMAN = "human"
-#: Every label ``preferences.vote`` may hold; anything else is rejected, never guessed.
-VOTE_LABELS = ("left", "right", "both_good", "both_bad", "skip")
-_TIES = ("both_good", "both_bad")
+# The votes the ratings are fitted to are people's (``HUMAN``) unless a board says otherwise;
+# every label ``preferences.vote`` may hold is one of the kernel's ``VOTES``, anything else is
+# rejected, never guessed.
 #: Memory PostgreSQL may use per sort or hash in the pass's reads: enough to keep a million-vote
 #: join and aggregate off disk. ``SET LOCAL`` confines it to the pass's transaction.
 WORK_MEM = "256MB"
@@ -154,10 +165,10 @@ class VoteFilters:
 
 
 _IDENTITY_LEAKS = text(
-    """
+    f"""
 SELECT p.id, string_agg(r.slot, '' ORDER BY r.slot) AS slots
   FROM responses r JOIN preferences p ON p.matchup_id = r.matchup_id
- WHERE r.names_itself AND p.vote <> 'skip'
+ WHERE r.names_itself AND p.vote <> '{SKIP}'
  GROUP BY p.id
 """
 )
@@ -167,11 +178,11 @@ SELECT p.id, string_agg(r.slot, '' ORDER BY r.slot) AS slots
 # the same order), and the rest are returned. The cap is a share of all those votes, never
 # fewer than :floor votes.
 _DUPLICATES = text(
-    """
+    f"""
 WITH votes AS (
   SELECT p.id, m.prompt_key
     FROM preferences p JOIN matchups m ON m.id = p.matchup_id
-   WHERE p.vote <> 'skip' AND p.method = 'human' AND m.prompt_key IS NOT NULL
+   WHERE p.vote <> '{SKIP}' AND p.method = '{HUMAN}' AND m.prompt_key IS NOT NULL
 ), cap AS (
   SELECT greatest(ceil(CAST(:share AS float8) * count(*)), :floor)::bigint AS n FROM votes
 ), heavy AS (
@@ -248,8 +259,7 @@ async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> Sess
     query = select(
         votes.c.session_id,
         func.count().label("votes"),
-        func.count().filter(votes.c.vote == "left").label("left"),
-        func.count().filter(votes.c.vote == "right").label("right"),
+        *(func.count().filter(votes.c.vote == vote).label(vote) for vote in SLOT_PICKED),
         func.count(gap).label("gaps"),
         func.count().filter(gap < min_gap_s).label("fast_gaps"),
         func.percentile_cont(0.5).within_group(gap).label("median_gap"),
@@ -303,7 +313,17 @@ class AggregatedVotes:
 
 
 def _unknown_vote() -> ColumnElement[bool]:
-    return preferences.c.vote.not_in(VOTE_LABELS)
+    return preferences.c.vote.not_in(VOTES)
+
+
+def _wins(
+    side: Side, vote: ColumnElement[str], a_is_lo: ColumnElement[bool]
+) -> ColumnElement[bool]:
+    """Whether ``vote`` makes the pair's ``side`` the winner (``arena_api.core.sides``)."""
+    return or_(
+        and_(vote == side_winning_vote(side, a_is_lo=True), a_is_lo),
+        and_(vote == side_winning_vote(side, a_is_lo=False), ~a_is_lo),
+    )
 
 
 async def named_votes_exist(conn: AsyncConnection) -> bool:
@@ -314,20 +334,27 @@ async def named_votes_exist(conn: AsyncConnection) -> bool:
 
 async def judge_votes_exist(conn: AsyncConnection) -> bool:
     """Whether a judge model has voted (a look at a partial index, not a scan)."""
-    query = select(exists().where(preferences.c.method == "judge"))
+    query = select(exists().where(preferences.c.method == JUDGE))
     return bool((await conn.execute(query)).scalar_one())
 
 
 def _pair_counts_query(
+    board: Board,
     excluded_sessions: Sequence[str],
     filtered: Sequence[uuid.UUID],
-    methods: Sequence[str],
     *,
-    include_named: bool,
     only: Sequence[uuid.UUID] | None = None,
 ) -> Select[Any]:
-    """One ``GROUP BY`` to canonical pair counts; with ``only``, of those votes alone (read by
-    their ids, never by a pass over every vote)."""
+    """One ``GROUP BY`` to canonical pair counts of ``board``'s votes; with ``only``, of those
+    votes alone (read by their ids, never by a pass over every vote).
+
+    Raises
+    ------
+    ValueError
+        ``board`` is cut to a slice of prompts (``read_slice_pair_counts`` reads those).
+    """
+    if board.category is not None:
+        raise ValueError("a slice's board is read by read_slice_pair_counts")
     a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
     vote = preferences.c.vote
     voted: FromClause = preferences
@@ -340,51 +367,52 @@ def _pair_counts_query(
         voted = ids.join(preferences, preferences.c.id == ids.c.id)
     joined = voted.join(matchups, matchups.c.id == preferences.c.matchup_id)
     kept = _kept(excluded_sessions)
-    passed = _unfiltered(filtered)
+    passed = _unfiltered(filtered if board.filters else ())
     counted = and_(kept, passed)
     a_is_lo = a < b
-    lo_wins = or_(and_(vote == "left", a_is_lo), and_(vote == "right", ~a_is_lo))
-    hi_wins = or_(and_(vote == "right", a_is_lo), and_(vote == "left", ~a_is_lo))
+    lo_wins, hi_wins = _wins("lo", vote, a_is_lo), _wins("hi", vote, a_is_lo)
     query = (
         select(
             func.least(a, b).label("lo"),
             func.greatest(a, b).label("hi"),
             func.count().filter(and_(counted, lo_wins)).label("wins_lo"),
             func.count().filter(and_(counted, hi_wins)).label("wins_hi"),
-            func.count().filter(and_(counted, vote.in_(_TIES))).label("ties"),
-            func.count().filter(vote != "skip").label("compared"),
-            func.count().filter(and_(vote != "skip", ~kept)).label("excluded"),
+            func.count().filter(and_(counted, vote.in_(TIE_VOTES))).label("ties"),
+            func.count().filter(vote != SKIP).label("compared"),
+            func.count().filter(and_(vote != SKIP, ~kept)).label("excluded"),
             func.count().filter(_unknown_vote()).label("unknown"),
-            func.count().filter(vote == "skip").label("skips"),
+            func.count().filter(vote == SKIP).label("skips"),
             func.count().label("votes"),
         )
         .select_from(joined)
-        .where(preferences.c.method.in_(list(methods)))
+        .where(preferences.c.method.in_(list(board.methods)))
         .group_by(func.least(a, b), func.greatest(a, b))
     )
-    if not include_named:
+    if not board.named:
         query = query.where(matchups.c.mode != "named")
     return query
 
 
 async def read_pair_counts(
     conn: AsyncConnection,
+    board: Board = DEFAULT_BOARD,
     *,
     excluded_sessions: Sequence[str] = (),
     filtered: Sequence[uuid.UUID] = (),
-    include_named: bool = False,
-    methods: Sequence[str] = (HUMAN,),
 ) -> AggregatedVotes:
-    """Aggregate every blind vote of ``methods`` (people's by default; with
-    ``include_named``, the named rounds' votes too) into canonical pair counts with one
-    ``GROUP BY``, leaving out the votes of ``excluded_sessions`` and the ``filtered`` ones.
+    """Aggregate every vote of ``board`` (people's blind votes by default; the named rounds'
+    votes too on a ``named`` board; the judge's or everyone's by its population) into
+    canonical pair counts with one ``GROUP BY``, leaving out the votes of
+    ``excluded_sessions`` and, unless the board is unfiltered, the ``filtered`` ones.
 
     Raises
     ------
     RatingInputError
-        A vote holds a label outside ``VOTE_LABELS``.
+        A vote holds a label outside ``VOTES``.
+    ValueError
+        ``board`` is cut to a slice of prompts.
     """
-    query = _pair_counts_query(excluded_sessions, filtered, methods, include_named=include_named)
+    query = _pair_counts_query(board, excluded_sessions, filtered)
     return _aggregated((await conn.execute(query)).all())
 
 
@@ -398,7 +426,7 @@ async def read_unfiltered_pair_counts(
     """People's blind votes with the ``filtered`` ones kept: ``aggregated`` (the default
     population, which left them out) plus what those votes alone count, read by their ids
     rather than with another pass over every vote. The screened sessions stay out."""
-    query = _pair_counts_query(excluded_sessions, (), (HUMAN,), include_named=False, only=filtered)
+    query = _pair_counts_query(DEFAULT_BOARD, excluded_sessions, (), only=filtered)
     counts = aggregated.counts
     index = {model_id: i for i, model_id in enumerate(aggregated.model_ids)}
     position = {(int(i), int(j)): k for k, (i, j) in enumerate(counts.pairs)}
@@ -421,24 +449,23 @@ async def read_unfiltered_pair_counts(
 
 # People's votes per slice and canonical pair, from the slice summary the triggers keep.
 _SLICE_COUNTERS = text(
-    """
+    f"""
 SELECT category AS slice, LEAST(slot_a_model_id, slot_b_model_id) AS lo,
        GREATEST(slot_a_model_id, slot_b_model_id) AS hi,
-       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN left_wins ELSE right_wins END)
-         AS wins_lo,
-       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN right_wins ELSE left_wins END)
-         AS wins_hi,
+       sum({sql_side_counter("lo")}) AS wins_lo,
+       sum({sql_side_counter("hi")}) AS wins_hi,
        sum(both_good + both_bad) AS ties, sum(skips) AS skips
   FROM category_pair_stats
- WHERE method = 'human'
+ WHERE method = '{HUMAN}'
  GROUP BY 1, 2, 3
 """
 )
+_SIDES = {"vote": "p.vote", "slot_a": "m.slot_a_model_id", "slot_b": "m.slot_b_model_id"}
 # The same for the votes a pass leaves out of people's blind boards: the named rounds', the
 # screened sessions', the filtered ones. Each is found by its own narrow read (a partial index,
 # one scan of the votes without a join, the ids themselves), never by a join of every vote.
 _SLICE_LEFT_OUT = text(
-    """
+    f"""
 WITH left_out AS (
   SELECT p.id FROM matchups m JOIN preferences p ON p.matchup_id = m.id WHERE m.mode = 'named'
   UNION
@@ -449,17 +476,15 @@ WITH left_out AS (
 )
 SELECT s.slice, LEAST(m.slot_a_model_id, m.slot_b_model_id) AS lo,
        GREATEST(m.slot_a_model_id, m.slot_b_model_id) AS hi,
-       count(*) FILTER (WHERE (p.vote = 'left') = (m.slot_a_model_id < m.slot_b_model_id)
-                          AND p.vote IN ('left', 'right')) AS wins_lo,
-       count(*) FILTER (WHERE (p.vote = 'right') = (m.slot_a_model_id < m.slot_b_model_id)
-                          AND p.vote IN ('left', 'right')) AS wins_hi,
-       count(*) FILTER (WHERE p.vote IN ('both_good', 'both_bad')) AS ties,
-       count(*) FILTER (WHERE p.vote = 'skip') AS skips
+       count(*) FILTER (WHERE {sql_side_wins("lo", **_SIDES)}) AS wins_lo,
+       count(*) FILTER (WHERE {sql_side_wins("hi", **_SIDES)}) AS wins_hi,
+       count(*) FILTER (WHERE p.vote IN ({sql_labels(TIE_VOTES)})) AS ties,
+       count(*) FILTER (WHERE p.vote = '{SKIP}') AS skips
   FROM left_out o
   JOIN preferences p ON p.id = o.id
   JOIN matchups m ON m.id = p.matchup_id
  CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS s (slice)
- WHERE p.method = 'human'
+ WHERE p.method = '{HUMAN}'
  GROUP BY 1, 2, 3
 """
 )
@@ -518,11 +543,11 @@ def _aggregated(rows: Sequence[Any]) -> AggregatedVotes:
     Raises
     ------
     RatingInputError
-        A row counts votes with a label outside ``VOTE_LABELS``.
+        A row counts votes with a label outside ``VOTES``.
     """
     unknown = sum(r.unknown for r in rows)
     if unknown:
-        raise RatingInputError(f"{unknown} votes hold a label outside {VOTE_LABELS}")
+        raise RatingInputError(f"{unknown} votes hold a label outside {VOTES}")
     compared = [r for r in rows if r.compared > 0]
     model_ids = tuple(sorted({r.lo for r in compared} | {r.hi for r in compared}))
     index = {model_id: i for i, model_id in enumerate(model_ids)}
@@ -578,6 +603,13 @@ class StyleRows:
 #: How each packed column is encoded by PostgreSQL (``*send`` is the binary wire format,
 #: big-endian) and read back by NumPy.
 _PACKED = {"uuid_send": np.dtype("S16"), "int4send": np.dtype(">i4"), "float8send": np.dtype(">f8")}
+#: The packed column holding each style feature's delta, and its encoding.
+_STYLE_DELTAS = {
+    "verbosity": ("tokens", "int4send"),
+    "formatting": ("markdown", "float8send"),
+    "latency_ttft": ("ttft", "int4send"),
+    "latency_duration": ("duration", "int4send"),
+}
 
 
 async def read_style_votes(
@@ -609,7 +641,7 @@ async def read_style_votes(
     Raises
     ------
     RatingInputError
-        A vote holds a label outside ``VOTE_LABELS``, or names a model missing from
+        A vote holds a label outside ``VOTES``, or names a model missing from
         ``model_ids``.
     """
     ra, rb = responses.alias("ra"), responses.alias("rb")
@@ -624,9 +656,12 @@ async def read_style_votes(
     failed = or_(ra.c.error.is_not(None), rb.c.error.is_not(None))
     no_ttft = or_(ra.c.ttft_ms.is_(None), rb.c.ttft_ms.is_(None))
     kept = and_(~flagged, ~missing, ~failed, ~no_ttft)
+    # The outcome from slot A's side: the slot a decisive vote picked wins, anything else ties.
     outcome = case(
-        (vote == "left", Outcome.FIRST_WINS.value),
-        (vote == "right", Outcome.SECOND_WINS.value),
+        *(
+            (vote == label, (Outcome.FIRST_WINS if slot == "A" else Outcome.SECOND_WINS).value)
+            for label, slot in SLOT_PICKED.items()
+        ),
         else_=Outcome.TIE.value,
     )
     empty = bindparam("empty", b"", type_=LargeBinary)
@@ -652,11 +687,11 @@ async def read_style_votes(
         )
         .select_from(joined)
         # The style pass is blind and human only.
-        .where(vote != "skip", matchups.c.mode != "named", preferences.c.method == HUMAN)
+        .where(vote != SKIP, matchups.c.mode != "named", preferences.c.method == HUMAN)
     )
     row = (await conn.execute(query)).one()
     if row.unknown:
-        raise RatingInputError(f"{row.unknown} votes hold a label outside {VOTE_LABELS}")
+        raise RatingInputError(f"{row.unknown} votes hold a label outside {VOTES}")
 
     def unpack(value: bytes | None, send: str) -> NDArray[Any]:
         return np.frombuffer(value or b"", dtype=_PACKED[send])
@@ -665,12 +700,9 @@ async def read_style_votes(
     slot_a = _positions(roster, unpack(row.a, "uuid_send"))
     slot_b = _positions(roster, unpack(row.b, "uuid_send"))
     features = np.empty((slot_a.size, len(STYLE_FEATURES)), dtype=np.float64)
-    features[:, 0] = 1.0
-    for column, (name, send) in enumerate(
-        (("tokens", "int4send"), ("markdown", "float8send"), ("ttft", "int4send")), start=1
-    ):
-        features[:, column] = unpack(getattr(row, name), send)
-    features[:, 4] = unpack(row.duration, "int4send")
+    features[:, STYLE_FEATURES.index(POSITION)] = 1.0
+    for feature, (name, send) in _STYLE_DELTAS.items():
+        features[:, STYLE_FEATURES.index(feature)] = unpack(getattr(row, name), send)
     votes = StyleVotes(
         n_models=len(model_ids),
         slot_a=slot_a,

@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.stats import binom, poisson
 
+from arena_api.core.sides import VOTES
 from arena_rating._errors import RatingInputError
 
 __all__ = [
@@ -146,7 +147,7 @@ def session_stats(
     labels = np.asarray(votes, dtype=object)
     if not (ids.shape == times.shape == labels.shape) or ids.ndim != 1:
         raise RatingInputError("session_ids, timestamps_s and votes must have equal length")
-    known = {"left", "right", "both_good", "both_bad", "skip"}
+    known = set(VOTES)
     if not set(labels.tolist()) <= known:
         raise RatingInputError(f"unknown vote labels: {sorted(set(labels.tolist()) - known)}")
     names, inverse = np.unique(ids.astype(str), return_inverse=True)

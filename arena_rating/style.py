@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from arena_api.core.style_features import POSITION, STYLE_FEATURES, STYLE_UNITS
 from arena_rating._errors import RatingInputError
 from arena_rating._ordered_logit import (
     ETA_CEILING,
@@ -63,23 +64,7 @@ __all__ = [
     "style_standard_errors",
 ]
 
-#: The covariates, in the order they are fitted and stored.
-STYLE_FEATURES: tuple[str, ...] = (
-    "position",
-    "verbosity",
-    "formatting",
-    "latency_ttft",
-    "latency_duration",
-)
-#: Raw-unit restatement of each continuous feature: (amount of the raw delta, label). Raw
-#: deltas are tokens, Markdown density (0..1) and milliseconds.
-STYLE_UNITS: dict[str, tuple[float, str]] = {
-    "verbosity": (100.0, "100 output tokens"),
-    "formatting": (0.1, "0.1 markdown density"),
-    "latency_ttft": (100.0, "100 ms of TTFT"),
-    "latency_duration": (1000.0, "second of streaming"),
-}
-_POSITION = 0
+_POSITION = STYLE_FEATURES.index(POSITION)
 
 
 @dataclass(frozen=True)
@@ -335,7 +320,7 @@ class StyleFit:
         result: dict[str, tuple[float, str]] = {}
         for j, name in enumerate(STYLE_FEATURES):
             if name in STYLE_UNITS and self.informative[j]:
-                amount, label = STYLE_UNITS[name]
+                amount, label = STYLE_UNITS[name].amount, STYLE_UNITS[name].label
                 result[name] = (
                     float(self.coefficients[j] / self.feature_scales[j] * amount),
                     label,

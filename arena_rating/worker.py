@@ -45,14 +45,22 @@ from numpy.typing import NDArray
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from arena_api.db.tables import category_board
+from arena_api.core.boards import Board
+from arena_api.core.populations import (
+    ALL,
+    JUDGE,
+    OTHER_POPULATIONS,
+    UNFILTERED,
+    WITH_NAMED,
+    category_board,
+)
+from arena_api.core.style_features import ABSOLUTE_STYLE_FEATURES, STYLE_FEATURES, STYLE_UNITS
 from arena_rating._database import database_error
 from arena_rating._errors import DatabaseError, RatingFitError, SchemaMissing
 from arena_rating._logging import LOGGER_NAME
 from arena_rating._scale import DEFAULT_CONFIDENCE_LEVEL, SCALE
 from arena_rating._settings import RatingSettings
 from arena_rating.aggregate import (
-    HUMAN,
     AggregatedVotes,
     StyleRows,
     VoteFilters,
@@ -79,7 +87,7 @@ from arena_rating.report import (
     summarise_pairs,
     summarise_style,
 )
-from arena_rating.style import STYLE_FEATURES, STYLE_UNITS, StyleVotes, fit_style
+from arena_rating.style import StyleVotes, fit_style
 from arena_rating.trigger import Fingerprint, RefitTrigger, read_fingerprint
 from arena_rating.writeback import (
     clear_category_boards,
@@ -109,14 +117,6 @@ _log = logging.getLogger(f"{LOGGER_NAME}.worker")
 DRIFT_WARNING_SE = 0.5
 INITIAL_BACKOFF_S = 1.0
 MAX_BACKOFF_S = 60.0
-#: The populations of ``model_population_ratings``: people's blind votes with the named rounds',
-#: the judge model's votes, everyone's, and people's blind votes without the filters before the
-#: fit (the anomaly screen still applies). Each slice's board is ``category:<slice>`` besides.
-WITH_NAMED = "with_named"
-JUDGE = "judge"
-ALL = "all"
-UNFILTERED = "unfiltered"
-POPULATIONS = (WITH_NAMED, JUDGE, ALL, UNFILTERED)
 #: How often the loop asks whether votes changed (or the minimum interval, if shorter).
 POLL_S = 1.0
 #: Excluded sessions named one by one in the log; the rest are counted.
@@ -347,7 +347,11 @@ class RatingWorker:
             clock.lap("filters")
             aggregated = await read_pair_counts(conn, excluded_sessions=excluded, filtered=filtered)
             clock.lap("aggregate")
-            populations: dict[str, AggregatedVotes | None] = dict.fromkeys(POPULATIONS)
+            # The populations of ``model_population_ratings`` (``arena_api.core.populations``):
+            # people's blind votes with the named rounds', the judge model's votes, everyone's,
+            # and people's blind votes without the filters before the fit (the anomaly screen
+            # still applies). Each slice's board is ``category:<slice>`` besides.
+            populations: dict[str, AggregatedVotes | None] = dict.fromkeys(OTHER_POPULATIONS)
             if filtered:
                 populations[UNFILTERED] = await read_unfiltered_pair_counts(
                     conn, aggregated, excluded_sessions=excluded, filtered=filtered
@@ -355,16 +359,16 @@ class RatingWorker:
                 clock.lap("aggregate_unfiltered")
             if await named_votes_exist(conn):
                 populations[WITH_NAMED] = await read_pair_counts(
-                    conn, excluded_sessions=excluded, filtered=filtered, include_named=True
+                    conn, Board(named=True), excluded_sessions=excluded, filtered=filtered
                 )
                 clock.lap("aggregate_with_named")
             if await judge_votes_exist(conn):
                 # A judge has no session to screen; everyone's votes drop the screened people.
                 populations[JUDGE] = await read_pair_counts(
-                    conn, filtered=filtered, methods=("judge",)
+                    conn, Board(population=JUDGE), filtered=filtered
                 )
                 populations[ALL] = await read_pair_counts(
-                    conn, excluded_sessions=excluded, filtered=filtered, methods=(HUMAN, "judge")
+                    conn, Board(population=ALL), excluded_sessions=excluded, filtered=filtered
                 )
                 clock.lap("aggregate_judge")
             slices: dict[str, AggregatedVotes] = {}
@@ -836,7 +840,7 @@ def _log_style(summary: StyleSummary, report: StyleReport) -> None:
     for name in STYLE_FEATURES:
         beta = summary.coefficients[name]
         se = summary.coefficient_stderr[name]
-        basis = "" if name == "position" else " per SD"
+        basis = "" if name in ABSOLUTE_STYLE_FEATURES else " per SD"
         text = f"{name} {beta:+.3f} ± {se:.3f} log-odds{basis} ({beta * SCALE:+.1f} points)"
         if name in per_unit:
             value, unit = per_unit[name]

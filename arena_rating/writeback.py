@@ -30,8 +30,8 @@ from sqlalchemy import Table, delete, func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from arena_api.core.populations import CATEGORY_BOARD, HISTORY_POPULATIONS, is_category_board
 from arena_api.db.tables import (
-    CATEGORY_BOARD,
     model_population_ratings,
     model_rating_history,
     model_ratings,
@@ -201,10 +201,6 @@ async def record_pass(
         await conn.execute(delete(rating_passes).where(rating_passes.c.id <= newest - PASSES_KEPT))
 
 
-#: The populations whose boards keep a history beside the people's (``human``).
-HISTORY_POPULATIONS = ("judge", "all")
-
-
 async def write_population(
     conn: AsyncConnection, population: str, rows: RatingRows | None, *, history: bool = False
 ) -> None:
@@ -218,9 +214,7 @@ async def write_population(
         if rows is not None and rows.model_ids:
             records = _records(rows, _RATING_COLUMNS, computed_at, population=population)
             await conn.execute(insert(table).values(records))
-            if history and (
-                population in HISTORY_POPULATIONS or population.startswith(CATEGORY_BOARD)
-            ):
+            if history and (population in HISTORY_POPULATIONS or is_category_board(population)):
                 await conn.execute(insert(model_rating_history).values(records))
 
 

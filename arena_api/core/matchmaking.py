@@ -108,7 +108,8 @@ from typing import Any, Generic, TypeVar, cast
 
 from arena_api.core.errors import NotEnoughModels, RoundConfigError
 from arena_api.core.models import ModelEntry
-from arena_api.core.ports import DISPLAY_SCALE, Matchmaker, MatchmakingSnapshot, pair_key
+from arena_api.core.ports import Matchmaker, MatchmakingSnapshot, pair_key
+from arena_api.core.scale import SCALE
 
 __all__ = [
     "DEFAULT_BALANCE",
@@ -436,7 +437,7 @@ def _rated(models: Sequence[ModelEntry], stats: MatchmakingSnapshot) -> dict[uui
         rating, width = stats.rating.get(model.id), stats.ci_width.get(model.id)
         if rating is None or width is None or not (math.isfinite(rating) and math.isfinite(width)):
             continue
-        rated[model.id] = _Rated(rating, max(width, 0.0) / (2.0 * _Z_95) / DISPLAY_SCALE)
+        rated[model.id] = _Rated(rating, max(width, 0.0) / (2.0 * _Z_95) / SCALE)
     return rated
 
 
@@ -498,7 +499,7 @@ def _evenness(
 
 def _reach(a: _Rated, b: _Rated, gap: float) -> float:
     """min(1, gap / sigma) of the module doc, for a mean neighbour gap in display points."""
-    sigma = DISPLAY_SCALE * math.hypot(a.stderr, b.stderr)
+    sigma = SCALE * math.hypot(a.stderr, b.stderr)
     ratio = gap / sigma if sigma > 0.0 else math.inf  # certain ratings tell any gap apart
     return ratio if ratio < 1.0 else 1.0  # (also for a nan of infinite ratings)
 
@@ -512,7 +513,7 @@ def _overlap(a: _Rated, b: _Rated) -> float:
     spread = math.hypot(a.stderr, b.stderr)  # sqrt(v), without overflow
     if not spread > 0.0:
         return 0.0  # certain ratings: their order is known
-    z = abs(a.rating - b.rating) / DISPLAY_SCALE / spread
+    z = abs(a.rating - b.rating) / SCALE / spread
     return math.exp(-0.5 * z * z) if math.isfinite(z) else 0.0  # far apart: exp gives 0.0
 
 
@@ -521,7 +522,7 @@ def _vote_variance(a: _Rated | None, b: _Rated | None) -> float:
     if a is None or b is None:
         return 0.25
     # e / (1 + e)**2 with e = exp(-|d|) is p (1 - p) without overflow for any difference.
-    e = math.exp(-abs(a.rating - b.rating) / DISPLAY_SCALE)
+    e = math.exp(-abs(a.rating - b.rating) / SCALE)
     return e / (1.0 + e) ** 2
 
 
@@ -538,7 +539,7 @@ def _win_matrix_gain(
         return _mean_absolute(0.0, math.sqrt(variance))
     if first is None or second is None:
         return 0.0
-    d = (first.rating - second.rating) / DISPLAY_SCALE
+    d = (first.rating - second.rating) / SCALE
     predicted = 1.0 / (1.0 + math.exp(-d)) if d > -700.0 else 0.0
     rate = min(max(stats.points.get(key, 0.0) / n, 0.0), 1.0)
     spread = math.hypot(first.stderr, second.stderr)

@@ -6,7 +6,6 @@ in-memory fakes. Nothing here imports a framework.
 
 from __future__ import annotations
 
-import math
 import random
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -14,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+from arena_api.core.boards import DEFAULT_BOARD, Board
 from arena_api.core.events import SlotResult
 from arena_api.core.judging import Judgement
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
@@ -39,7 +39,6 @@ from arena_api.core.views import (
 from arena_api.core.votes import CastVote
 
 __all__ = [
-    "DISPLAY_SCALE",
     "AnalyticsPort",
     "AutoJudgeQueue",
     "ArenaRepository",
@@ -110,11 +109,6 @@ class ProviderResolver(Protocol):
 
 
 # -- matchmaking ---------------------------------------------------------------------------------
-
-
-#: Rating points per unit of log-odds: the rating process's display scale
-#: ``1000 + (400 / ln 10) * r`` (``arena_rating.SCALE``), in which ratings reach the request path.
-DISPLAY_SCALE = 400 / math.log(10)
 
 
 def pair_key(a: uuid.UUID, b: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID]:
@@ -249,19 +243,10 @@ class RatingPassRecord:
 
 
 class LeaderboardPort(Protocol):
-    async def leaderboard(
-        self,
-        *,
-        include_named: bool = False,
-        votes: Votes = "human",
-        category: str | None = None,
-        filters: bool = True,
-    ) -> LeaderboardRecords:
-        """Enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes DESC, name;
-        the style coefficients and (only when there are coefficients) their spread. With
-        ``category``, the records and ratings of that slice of prompts' board (no style pass);
-        without ``filters``, the board that keeps the votes the filters before the fit left
-        out (no style pass).
+    async def leaderboard(self, board: Board = DEFAULT_BOARD) -> LeaderboardRecords:
+        """``board``'s enabled models, sorted rating DESC NULLS LAST, wins DESC, total votes
+        DESC, name; the style coefficients and (only when there are coefficients) their spread,
+        for a board with style-controlled ratings (``Board.has_style``).
 
         Must not scan the stored votes: its cost may grow with models, never with votes.
         """
@@ -384,7 +369,6 @@ class ChatLinks(Protocol):
         ...
 
 
-
 # -- observation ---------------------------------------------------------------------------------
 
 
@@ -396,9 +380,7 @@ class VoteStore(Protocol):
         """Store ``vote`` unless the matchup has one."""
         ...
 
-    async def record_command(
-        self, vote: CastVote, chat_key: str, message: str
-    ) -> ChatVoteResult:
+    async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:
         """Claim the chat's vote for the command digested as ``message`` and store ``vote``, in
         one atomic step, so two copies of one command (one per compare column) store one vote
         and each learns which of them did."""

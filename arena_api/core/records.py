@@ -9,6 +9,7 @@ from typing import Literal
 from arena_api.core.categories import UNDETERMINED
 from arena_api.core.errors import VoteError
 from arena_api.core.models import ModelEntry, Slot
+from arena_api.core.sides import DECISIVE_VOTES, VOTES, Vote, winner_slot
 
 __all__ = [
     "DECISIVE_VOTES",
@@ -25,15 +26,9 @@ __all__ = [
     "winner_slot",
 ]
 
-Vote = Literal["left", "right", "both_good", "both_bad", "skip"]
-VOTES: tuple[Vote, ...] = ("left", "right", "both_good", "both_bad", "skip")
-DECISIVE_VOTES: frozenset[str] = frozenset({"left", "right"})
+# ``Vote``, ``VOTES``, ``DECISIVE_VOTES`` and ``winner_slot`` are the kernel's
+# (``arena_api.core.sides``), re-exported for the records' users.
 StoredMode = Literal["blind", "shadow", "named"]
-
-
-def winner_slot(vote: str | None) -> Slot | None:
-    """The slot a vote made the winner: ``left`` → A, ``right`` → B, anything else none."""
-    return "A" if vote == "left" else "B" if vote == "right" else None
 
 
 @dataclass(frozen=True)

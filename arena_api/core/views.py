@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
 
 from arena_api.core.models import Slot
+from arena_api.core.populations import Population
 
 __all__ = [
     "ActivityBucket",
@@ -64,7 +65,6 @@ __all__ = [
     "SuitesView",
     "SummaryView",
     "TurnView",
-    "VOTE_METHODS",
     "View",
     "VoteReveal",
     "Votes",
@@ -79,13 +79,8 @@ def _iso_instant(value: datetime) -> str:
 Instant = Annotated[datetime, PlainSerializer(_iso_instant, return_type=str, when_used="json")]
 ActivityBucket = Literal["day", "hour"]
 CostBucket = Literal["day", "week", "month"]
-#: Whose votes a read counts (``?votes=``): people's (the default), a judge model's, or both.
-Votes = Literal["human", "judge", "all"]
-VOTE_METHODS: dict[str, tuple[str, ...]] = {
-    "human": ("human",),
-    "judge": ("judge",),
-    "all": ("human", "judge"),
-}
+#: Whose votes a read counts (``?votes=``): ``arena_api.core.populations.Population``.
+Votes = Population
 
 
 class View(BaseModel):

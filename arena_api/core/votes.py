@@ -26,11 +26,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from arena_api.core.models import Slot
+from arena_api.core.populations import Method
 from arena_api.core.records import MatchupRecord, Vote, vote_outcome
 
 __all__ = ["CastVote", "HumanSource", "VoteMethod", "VoteSource", "cast_vote"]
 
-VoteMethod = Literal["human", "judge"]
+#: Whose vote it is (``preferences.method``).
+VoteMethod = Method
 HumanSource = Literal["api", "ui", "chat"]
 VoteSource = Literal["api", "ui", "chat", "request", "suite", "autojudge"]
 

@@ -40,8 +40,10 @@ from pydantic import TypeAdapter
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from arena_api.core.boards import Board
+from arena_api.core.populations import CATEGORY_BOARD, HUMAN, VOTE_METHODS, rated_population
+from arena_api.core.sides import sql_side_counter
 from arena_api.core.views import (
-    VOTE_METHODS,
     ActivityBucket,
     ActivityView,
     ActivityVotes,
@@ -67,7 +69,6 @@ from arena_api.core.views import (
     Votes,
 )
 from arena_api.db.outages import raises_unavailable
-from arena_api.db.tables import board_population
 
 __all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
 
@@ -101,7 +102,7 @@ SELECT (SELECT coalesce(sum(matchups), 0) FROM {outcomes} o) AS total_matchups,
        (SELECT count(*) FROM sampled p
           JOIN models lo ON lo.id = p.model_lo AND lo.enabled
           JOIN models hi ON hi.id = p.model_hi AND hi.enabled) AS enabled_pairs_sampled,
-       (SELECT count(DISTINCT component_id) FROM model_ratings WHERE :board = 'human')
+       (SELECT count(DISTINCT component_id) FROM model_ratings WHERE :board = '{human}')
          + (SELECT count(DISTINCT component_id) FROM model_population_ratings
              WHERE population = :board) AS rating_components
   FROM {outcomes} o
@@ -109,10 +110,10 @@ SELECT (SELECT coalesce(sum(matchups), 0) FROM {outcomes} o) AS total_matchups,
 """
 
 _CATEGORIES = text(
-    """
+    f"""
 SELECT c.category, sum(c.left_wins + c.right_wins + c.both_good + c.both_bad + c.skips) AS votes,
        EXISTS (SELECT 1 FROM model_population_ratings r
-                WHERE r.population = 'category:' || c.category) AS rated
+                WHERE r.population = '{CATEGORY_BOARD}' || c.category) AS rated
   FROM category_pair_stats c
  WHERE c.method = ANY(CAST(:methods AS text[]))
  GROUP BY c.category
@@ -124,10 +125,8 @@ HAVING sum(c.left_wins + c.right_wins + c.both_good + c.both_bad + c.skips) > 0
 _HEAD_TO_HEAD = """
 SELECT LEAST(slot_a_model_id, slot_b_model_id) AS model_a_id,
        GREATEST(slot_a_model_id, slot_b_model_id) AS model_b_id,
-       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN left_wins ELSE right_wins END)
-         AS a_wins,
-       sum(CASE WHEN slot_a_model_id < slot_b_model_id THEN right_wins ELSE left_wins END)
-         AS b_wins,
+       sum({lo_wins}) AS a_wins,
+       sum({hi_wins}) AS b_wins,
        sum(both_good + both_bad) AS ties
   FROM {outcomes} o
  WHERE method = ANY(CAST(:methods AS text[]))
@@ -341,9 +340,17 @@ _ONE_SLICE = {
 }
 
 
+# The kernel's rules the statements render: each side's wins in ordered counters, the name of
+# people's population.
+_RULES = {"lo_wins": sql_side_counter("lo"), "hi_wins": sql_side_counter("hi"), "human": HUMAN}
+
+
 def _cut(statement: str) -> dict[bool, TextClause]:
     """``statement`` over all votes (``False``) and over one slice (``True``)."""
-    return {False: text(statement.format(**_ALL_VOTES)), True: text(statement.format(**_ONE_SLICE))}
+    return {
+        False: text(statement.format(**_ALL_VOTES, **_RULES)),
+        True: text(statement.format(**_ONE_SLICE, **_RULES)),
+    }
 
 
 _SUMMARY_CUT = _cut(_SUMMARY)
@@ -361,7 +368,7 @@ def _population(votes: Votes, category: str | None = None) -> dict[str, Any]:
         "methods": list(VOTE_METHODS[votes]),
         "votes": votes,
         "category": category,
-        "board": board_population(votes, category) or "none",
+        "board": rated_population(votes, category) or "none",
     }
 
 
@@ -535,7 +542,7 @@ class PostgresAnalytics:
     async def style_control(
         self, votes: Votes = "human", category: str | None = None
     ) -> StyleControlView:
-        if votes != "human" or category is not None:  # the style pass: people's, every prompt
+        if not Board(population=votes, category=category).has_style:
             return StyleControlView(coefficients=[], models=[])
         async with self._engine.connect() as conn:
             coefficients = (await conn.execute(_COEFFICIENTS)).all()
@@ -570,7 +577,7 @@ class PostgresAnalytics:
             where += " AND computed_at >= :since"
         if points is not None:
             where = _THINNED_HISTORY_WHERE.format(where=where)
-        params = {"since": since, "points": points, "board": board_population(votes, category)}
+        params = {"since": since, "points": points, "board": rated_population(votes, category)}
         async with self._engine.connect() as conn:
             models = await _enabled(conn)
             rows = await conn.execute(text(_HISTORY.format(where=where)), params)

@@ -64,6 +64,7 @@ from arena_api.core.cost import estimate_prompt_tokens
 from arena_api.core.ids import new_id
 from arena_api.core.models import ChatMessage
 from arena_api.core.records import VOTES
+from arena_api.core.style_features import POSITION, STYLE_UNITS
 from arena_api.db.votes import insert_votes_from
 from arena_api.language import detect_language
 
@@ -510,15 +511,17 @@ def _generate(
     # Votes: Rao-Kupper with style confounding, then skips, failed slots and the bots' rules.
     strength = np.array([x.strength for x in personas])
     shown_ttft = np.where(ttft >= 0, ttft, 0)
-    d = (
-        strength[slot_a]
-        - strength[slot_b]
-        + STYLE_EFFECTS["position"]
-        + STYLE_EFFECTS["verbosity"] * (tokens[:, 0] - tokens[:, 1]) / 100.0
-        + STYLE_EFFECTS["formatting"] * (markdown[:, 0] - markdown[:, 1]) / 0.1
-        + STYLE_EFFECTS["latency_ttft"] * (shown_ttft[:, 0] - shown_ttft[:, 1]) / 100.0
-        + STYLE_EFFECTS["latency_duration"] * (duration[:, 0] - duration[:, 1]) / 1000.0
-    )
+    # Each feature's slot A minus slot B delta, in its readable unit (``STYLE_UNITS``).
+    measures = {
+        "verbosity": tokens,
+        "formatting": markdown,
+        "latency_ttft": shown_ttft,
+        "latency_duration": duration,
+    }
+    d = strength[slot_a] - strength[slot_b] + STYLE_EFFECTS[POSITION]
+    for feature, measure in measures.items():
+        delta = measure[:, 0] - measure[:, 1]
+        d = d + STYLE_EFFECTS[feature] * delta / STYLE_UNITS[feature].amount
     p_a = 1.0 / (1.0 + np.exp(TIE_THRESHOLD - d))
     p_b = 1.0 / (1.0 + np.exp(TIE_THRESHOLD + d))
     u = rng.random(n)

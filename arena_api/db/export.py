@@ -14,6 +14,8 @@ from typing import Any
 
 import asyncpg
 
+from arena_api.core.sides import sql_winner_slot
+
 __all__ = ["EXPORT_COLUMNS", "TEXT_COLUMNS", "count_votes", "stream_votes"]
 
 #: The columns of a row, in order (``TEXT_COLUMNS`` only with the prompts and answers).
@@ -52,7 +54,7 @@ _WHERE = """
 
 _ROWS = """
 SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS outcome,
-       CASE p.vote WHEN 'left' THEN 'A' WHEN 'right' THEN 'B' END AS winner_slot,
+       {winner_slot} AS winner_slot,
        m.mode, p.method, m.categories, m.language,
        ma.id AS model_a_id, ma.display_name AS model_a,
        mb.id AS model_b_id, mb.display_name AS model_b,
@@ -101,7 +103,9 @@ async def stream_votes(
     batch: int = 5_000,
 ) -> AsyncIterator[list[dict[str, Any]]]:
     """The votes cast in ``[since, until)``, ``batch`` rows at a time."""
-    query = _ROWS.format(text=_TEXT if include_text else "", where=_WHERE)
+    query = _ROWS.format(
+        text=_TEXT if include_text else "", where=_WHERE, winner_slot=sql_winner_slot("p.vote")
+    )
     async with pool.acquire() as conn, conn.transaction(readonly=True):
         rows: list[dict[str, Any]] = []
         async for record in conn.cursor(query, since, until, prefetch=batch):

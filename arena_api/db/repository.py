@@ -3,21 +3,26 @@
 from __future__ import annotations
 
 import math
+import operator
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import reduce
 from typing import Any, cast
 
 import asyncpg
 from sqlalchemy import and_, case, false, func, select, union_all, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from sqlalchemy.sql import FromClause, Select
+from sqlalchemy.sql import ColumnElement, FromClause, Select
 
+from arena_api.core.boards import DEFAULT_BOARD, Board
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
 from arena_api.core.ids import new_id
 from arena_api.core.models import ModelEntry, Prices, Slot
+from arena_api.core.populations import HUMAN
 from arena_api.core.ports import (
     LeaderboardRecords,
     MatchmakingSnapshot,
@@ -33,11 +38,11 @@ from arena_api.core.records import (
     StoredAnswer,
     TurnRecord,
 )
-from arena_api.core.views import VOTE_METHODS, Votes
+from arena_api.core.sides import OUTCOME_COUNTERS, SKIP, SLOT_PICKED, TIE_VOTES, side_counter
+from arena_api.core.style_features import SPREAD_COLUMNS, STYLE_SUM_KINDS
 from arena_api.db.answers import AnswerWriter
 from arena_api.db.outages import raises_unavailable
 from arena_api.db.tables import (
-    board_population,
     category_pair_stats,
     conversations,
     matchups,
@@ -207,6 +212,7 @@ LEFT JOIN turns t ON t.matchup_id = m.id
 LEFT JOIN preferences p ON p.matchup_id = m.id
 WHERE m.id = $1
 """
+
 
 async def _keep_session(conn: asyncpg.Connection) -> None:
     """Nothing to reset: the hot path's statements leave no session state behind (no ``SET``,
@@ -426,9 +432,13 @@ class PostgresRepository:
         o = pair_outcome_stats.c
         lo = func.least(o.slot_a_model_id, o.slot_b_model_id)
         hi = func.greatest(o.slot_a_model_id, o.slot_b_model_id)
-        lo_wins = case((o.slot_a_model_id < o.slot_b_model_id, o.left_wins), else_=o.right_wins)
-        ties = o.both_good + o.both_bad
-        games = func.sum(o.left_wins + o.right_wins + ties)
+        a_is_lo = o.slot_a_model_id < o.slot_b_model_id
+        lo_wins = case(
+            (a_is_lo, o[side_counter("lo", a_is_lo=True)]),
+            else_=o[side_counter("lo", a_is_lo=False)],
+        )
+        ties = _counted(pair_outcome_stats, TIE_VOTES)
+        games = func.sum(_counted(pair_outcome_stats, (*SLOT_PICKED, *TIE_VOTES)))
         async with self._engine.connect() as conn:
             # The matchmaker serves people: it balances the pairs people have voted on.
             pairs = (
@@ -439,7 +449,7 @@ class PostgresRepository:
                         games.label("games"),
                         (func.sum(lo_wins) + 0.5 * func.sum(ties)).label("points"),
                     )
-                    .where(o.method == "human")
+                    .where(o.method == HUMAN)
                     .group_by(lo, hi)
                     .having(games > 0)
                 )
@@ -491,37 +501,37 @@ class PostgresRepository:
             votes_duplicates=row.votes_duplicates,
         )
 
-    async def leaderboard(
-        self,
-        *,
-        include_named: bool = False,
-        votes: Votes = "human",
-        category: str | None = None,
-        filters: bool = True,
-    ) -> LeaderboardRecords:
-        """Enabled models with their vote records and (when rated) both ratings, plus the style
-        coefficients and the spread of the style deltas between enabled models.
+    async def leaderboard(self, board: Board = DEFAULT_BOARD) -> LeaderboardRecords:
+        """``board``'s enabled models with their vote records and (when rated) both ratings,
+        plus the style coefficients and the spread of the style deltas between enabled models.
 
         Sorted rating DESC NULLS LAST, then wins DESC, total votes DESC, display name. Reads
         only counters and rating rows: its cost does not grow with the stored votes.
         """
         rated: FromClause = model_ratings
-        styled: FromClause = model_style_ratings
-        unstyled = select(model_style_ratings).where(false()).subquery("styled")
-        if votes != "human" or category is not None:
-            # another population's or slice's fit; the style pass fits people's, every prompt
-            pop = model_population_ratings
-            board = board_population(votes, category)
-            kept = pop.c.population == board if board is not None else false()
-            rated, styled = select(pop).where(kept).subquery("rated"), unstyled
-        elif include_named or not filters:
-            # The fit with the named rounds' votes, or without the filters (no style pass);
-            # while it has no rows it is the blind board (nothing named, nothing filtered).
+        population = board.stored_population
+        has_style = board.has_style
+        if board.is_blind_variant and population is not None:
+            # The fit with the named rounds' votes, or without the filters; while it has no
+            # rows it is the blind board (nothing named, nothing filtered), style included.
             async with self._engine.connect() as conn:
-                other = await _population_ratings(conn, "with_named" if filters else "unfiltered")
+                other = await _population_ratings(conn, population)
             if other is not None:
-                rated, styled = other, styled if filters else unstyled
-        counts = _vote_records(votes, category)
+                rated = other
+            else:
+                has_style = DEFAULT_BOARD.has_style
+        elif population != HUMAN:
+            # another population's or slice's fit (none: a board no fit is made for)
+            pop = model_population_ratings
+            kept = pop.c.population == population if population is not None else false()
+            rated = select(pop).where(kept).subquery("rated")
+        # The style pass fits people's blind, filtered votes on every prompt.
+        styled: FromClause = (
+            model_style_ratings
+            if has_style
+            else select(model_style_ratings).where(false()).subquery("styled")
+        )
+        counts = _vote_records(board)
         wins = func.coalesce(counts.c.wins, 0)
         losses = func.coalesce(counts.c.losses, 0)
         ties = func.coalesce(counts.c.ties, 0)
@@ -605,10 +615,11 @@ class PostgresRepository:
         )
 
 
-def _vote_records(votes: Votes, category: str | None) -> FromClause:
-    """Each model's wins, losses, ties and skips among ``votes``: from ``model_vote_stats``, or
-    from the slice's pair summary (``category_pair_stats``, each side of each ordered pair)."""
-    methods = VOTE_METHODS[votes]
+def _vote_records(board: Board) -> FromClause:
+    """Each model's wins, losses, ties and skips among ``board``'s votes: from
+    ``model_vote_stats``, or from the slice's pair summary (``category_pair_stats``, each side
+    of each ordered pair)."""
+    methods, category = board.methods, board.category
     if category is None:
         v = model_vote_stats.c
         return (
@@ -624,17 +635,23 @@ def _vote_records(votes: Votes, category: str | None) -> FromClause:
             .subquery("counts")
         )
     c = category_pair_stats.c
-    ties = c.both_good + c.both_bad
+    ties = _counted(category_pair_stats, TIE_VOTES)
     kept = and_(c.category == category, c.method.in_(methods))
+    # A slot's wins are the votes picking it; the other slot's, its losses.
+    a_wins, b_wins = (
+        _counted(category_pair_stats, [v for v in SLOT_PICKED if SLOT_PICKED[v] == slot])
+        for slot in ("A", "B")
+    )
+    skips = _counted(category_pair_stats, [SKIP])
     sides = union_all(
         select(
             c.slot_a_model_id.label("model_id"),
-            c.left_wins.label("wins"),
-            c.right_wins.label("losses"),
+            a_wins.label("wins"),
+            b_wins.label("losses"),
             ties.label("ties"),
-            c.skips,
+            skips.label("skips"),
         ).where(kept),
-        select(c.slot_b_model_id, c.right_wins, c.left_wins, ties, c.skips).where(kept),
+        select(c.slot_b_model_id, b_wins, a_wins, ties, skips).where(kept),
     ).subquery("sides")
     return (
         select(
@@ -649,13 +666,9 @@ def _vote_records(votes: Votes, category: str | None) -> FromClause:
     )
 
 
-# The style features' summed deltas in `pair_style_stats`, by coefficient name.
-_SPREAD_COLUMNS = {
-    "verbosity": "verbosity",
-    "formatting": "formatting",
-    "latency_ttft": "ttft",
-    "latency_duration": "duration",
-}
+def _counted(summary: FromClause, votes: Iterable[str]) -> ColumnElement[Any]:
+    """The sum of a summary row's counters of ``votes`` (``OUTCOME_COUNTERS``)."""
+    return reduce(operator.add, (summary.c[OUTCOME_COUNTERS[v]] for v in votes))
 
 
 async def _population_ratings(conn: AsyncConnection, name: str) -> FromClause | None:
@@ -678,20 +691,20 @@ async def _style_spread(conn: AsyncConnection) -> StyleSpread:
     s = pair_style_stats.c
     sums = [
         func.coalesce(func.sum(s[f"{column}_{kind}"]), 0.0)
-        for column in _SPREAD_COLUMNS.values()
-        for kind in ("sum", "squares")
+        for column in SPREAD_COLUMNS.values()
+        for kind in STYLE_SUM_KINDS
     ]
     query = (
         select(func.coalesce(func.sum(s.votes), 0), *sums)
         .select_from(pair_style_stats)
         .join(lo, (lo.c.id == s.model_lo) & lo.c.enabled)
         .join(hi, (hi.c.id == s.model_hi) & hi.c.enabled)
-        .where(s.method == "human")  # the spread the style pass saw: people's votes
+        .where(s.method == HUMAN)  # the spread the style pass saw: people's votes
     )
     votes, *totals = (await conn.execute(query)).one()
     std_dev = {
         feature: _std_dev(int(votes), float(totals[2 * k]), float(totals[2 * k + 1]))
-        for k, feature in enumerate(_SPREAD_COLUMNS)
+        for k, feature in enumerate(SPREAD_COLUMNS)
     }
     return StyleSpread(votes=int(votes), std_dev=std_dev)
 

@@ -32,15 +32,16 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
+from arena_api.core.populations import CATEGORY_BOARD, METHODS, OTHER_POPULATIONS, POPULATIONS
+from arena_api.core.sides import OUTCOME_COUNTERS, SKIP, VOTES, sql_labels
+from arena_api.core.style_features import spread_columns
+
 __all__ = [
     "category_cost_daily",
     "category_latency_buckets",
     "category_latency_values",
     "category_response_stats",
     "vote_exclusions",
-    "CATEGORY_BOARD",
-    "board_population",
-    "category_board",
     "category_pair_stats",
     "category_vote_activity",
     "suite_results",
@@ -259,8 +260,8 @@ preferences = Table(
     _created_at(),
     #: Who voted: a person or a judge model (the summaries count human votes only).
     Column("method", Text, nullable=False, server_default=text("'human'")),
-    CheckConstraint("vote IN ('left', 'right', 'both_good', 'both_bad', 'skip')", name="vote"),
-    CheckConstraint("method IN ('human', 'judge')", name="method"),
+    CheckConstraint(f"vote IN ({sql_labels(VOTES)})", name="vote"),
+    CheckConstraint(f"method IN ({sql_labels(METHODS)})", name="method"),
     Index("preferences_winner_idx", "winner_model_id"),
     Index("preferences_judge_idx", "id", postgresql_where=text("method = 'judge'")),
 )
@@ -295,7 +296,7 @@ judge_verdicts = Table(
         "outcome IN ('A', 'B', 'tie', 'both_bad', 'unparseable', 'failed')", name="outcome"
     ),
     CheckConstraint(
-        "vote IS NULL OR vote IN ('left', 'right', 'both_good', 'both_bad')", name="vote"
+        f"vote IS NULL OR vote IN ({sql_labels(v for v in VOTES if v != SKIP)})", name="vote"
     ),
     CheckConstraint("NOT recorded OR vote IS NOT NULL", name="recorded"),
     CheckConstraint("input_tokens >= 0 AND output_tokens >= 0", name="tokens"),
@@ -401,29 +402,11 @@ vote_exclusions = Table(
 its round named itself (``detail``: the slots), or its prompt was over the duplicate cap
 (``detail``: the prompt key)."""
 
-#: The population of a board fitted to one slice of prompts (migration 0014): people's votes on
-#: the rounds in that slice, as ``category:coding`` or ``category:language:de``.
-CATEGORY_BOARD = "category:"
-
-
-def category_board(slice_: str) -> str:
-    """The population name of ``slice_``'s board."""
-    return CATEGORY_BOARD + slice_
-
-
-def board_population(votes: str, category: str | None) -> str | None:
-    """The population whose fit a read of ``votes`` cut to ``category`` shows: the population
-    itself over every prompt (``human`` is ``model_ratings``), a slice's board for people's
-    votes, and none for another population cut to a slice (slice boards are people's only)."""
-    if category is None:
-        return votes
-    return category_board(category) if votes == "human" else None
-
-
-# The fit of another population of votes than the blind one ``model_ratings`` holds:
-# ``with_named``, the blind votes and those of named side-by-side rounds; ``judge`` and ``all``;
-# ``unfiltered``, the blind votes the identity-leak and duplicate-prompt filters dropped kept in;
-# and one board per slice of prompts.
+# The fit of another population of votes than the blind one ``model_ratings`` holds
+# (``arena_api.core.populations``): ``with_named``, the blind votes and those of named
+# side-by-side rounds; ``judge`` and ``all``; ``unfiltered``, the blind votes the identity-leak
+# and duplicate-prompt filters dropped kept in; and one board per slice of prompts
+# (``category:coding``, ``category:language:de``; migration 0014).
 model_population_ratings = Table(
     "model_population_ratings",
     metadata,
@@ -431,8 +414,7 @@ model_population_ratings = Table(
     _rated_model_fk(primary_key=True),
     *_rating_columns(),
     CheckConstraint(
-        "population IN ('with_named', 'judge', 'all', 'unfiltered') "
-        "OR population LIKE 'category:%'",
+        f"population IN ({sql_labels(OTHER_POPULATIONS)}) OR population LIKE '{CATEGORY_BOARD}%'",
         name="population",
     ),
     *_rating_checks(),
@@ -464,7 +446,7 @@ model_rating_history = Table(
     PrimaryKeyConstraint("population", "model_id", "computed_at"),
     *_rating_checks(),
     CheckConstraint(
-        "population IN ('human', 'judge', 'all') OR population LIKE 'category:%'",
+        f"population IN ({sql_labels(POPULATIONS)}) OR population LIKE '{CATEGORY_BOARD}%'",
         name="population",
     ),
     Index("model_rating_history_computed_idx", "computed_at"),
@@ -480,7 +462,7 @@ def _method() -> list[Any]:
     """Who cast the votes a summary row counts (migration 0010): people or a judge model."""
     return [
         Column("method", Text, nullable=False, server_default=text("'human'")),
-        CheckConstraint("method IN ('human', 'judge')", name="method"),
+        CheckConstraint(f"method IN ({sql_labels(METHODS)})", name="method"),
     ]
 
 
@@ -527,8 +509,8 @@ def _model_ref(name: str) -> Column[object]:
 def _outcome_counts() -> list[Column[object]]:
     """One counter per vote label (``left``/``right`` are SQL keywords, hence the suffix)."""
     return [
-        Column(name, Integer, nullable=False, server_default=text("0"))
-        for name in ("left_wins", "right_wins", "both_good", "both_bad", "skips")
+        Column(OUTCOME_COUNTERS[vote], Integer, nullable=False, server_default=text("0"))
+        for vote in VOTES
     ]
 
 
@@ -584,11 +566,7 @@ category_vote_activity = Table(
 )
 """``vote_activity`` per slice of prompts."""
 
-_STYLE_SUMS = tuple(
-    f"{feature}_{kind}"
-    for feature in ("verbosity", "formatting", "ttft", "duration")
-    for kind in ("sum", "squares")
-)
+_STYLE_SUMS = spread_columns()
 
 pair_style_stats = Table(
     "pair_style_stats",

@@ -16,9 +16,8 @@ import asyncpg
 
 from arena_api.core.ids import new_id
 from arena_api.core.judging import Judgement
-from arena_api.core.models import Slot
 from arena_api.core.ports import ChatVoteResult
-from arena_api.core.records import VOTES, winner_slot
+from arena_api.core.sides import SLOT_PICKED, sql_winner_slot
 from arena_api.core.votes import CastVote
 from arena_api.db.chats import chat_state, claim_command
 from arena_api.db.judgements import insert_verdict
@@ -41,19 +40,18 @@ RETURNING id
 """
 
 
-def _winner_case(vote: str, slots: dict[Slot, str]) -> str:
-    """SQL: what ``slots`` gives for the slot the vote in ``vote`` picked (``core.records``)."""
-    picks = [(v, winner_slot(v)) for v in VOTES]
-    whens = " ".join(f"WHEN '{v}' THEN {slots[slot]}" for v, slot in picks if slot is not None)
-    return f"CASE {vote} {whens} END"
+def _winner(vote: str, slot_a: str, slot_b: str) -> str:
+    """SQL: the model of the slot the vote in ``vote`` picked (``core.sides``), else NULL."""
+    models = {"A": slot_a, "B": slot_b}
+    picked = " ".join(f"WHEN '{v}' THEN {models[slot]}" for v, slot in SLOT_PICKED.items())
+    return f"CASE {vote} {picked} END"
 
 
 def insert_votes_from(rows: str) -> str:
     """The bulk form of the same insert, for the demo seeder: ``rows`` is a query of (id,
     matchup_id, vote, slot A's model, slot B's model, anonymous session, method, created_at);
     the winner and the slot picked are derived as for one vote."""
-    winner = _winner_case("v.vote", {"A": "v.slot_a", "B": "v.slot_b"})
-    picked = _winner_case("v.vote", {"A": "'A'", "B": "'B'"})
+    winner, picked = _winner("v.vote", "v.slot_a", "v.slot_b"), sql_winner_slot("v.vote")
     return f"""
 {_INTO}
 SELECT v.id, v.matchup_id, v.vote, {winner}, v.session,

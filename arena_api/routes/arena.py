@@ -8,10 +8,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from arena_api.core.boards import parse_board
 from arena_api.core.errors import InvalidRequest
+from arena_api.core.populations import HUMAN
 from arena_api.core.requests import VoteRequest, parse_command
 from arena_api.routes._request import read_json, uuid_param
-from arena_api.routes.analytics import parse_category, parse_votes
 from arena_api.services import ArenaService, ReadService
 
 __all__ = ["routes"]
@@ -51,20 +52,14 @@ async def leaderboard(request: Request) -> JSONResponse:
     ``?votes=judge|all`` shows the judge model's votes' board, or the board of every vote;
     ``?category=coding`` (or ``language:de``) the board of one slice of prompts;
     ``?filters=off`` the board that keeps the votes the filters before the fit left out."""
-    include = request.query_params.get("include")
-    if include not in (None, "named"):
-        raise InvalidRequest(
-            "include must be 'named' or absent", details={"include": ["must be 'named'"]}
-        )
-    filters = request.query_params.get("filters", "on")
-    if filters not in ("on", "off"):
-        raise InvalidRequest("filters must be on or off", details={"filters": ["on or off"]})
-    view = await _reads(request).leaderboard(
-        include_named=include == "named",
-        votes=parse_votes(request.query_params),
-        category=parse_category(request.query_params),
-        filters=filters == "on",
+    params = request.query_params
+    board = parse_board(
+        include=params.get("include"),
+        votes=params.get("votes", HUMAN),
+        category=params.get("category"),
+        filters=params.get("filters", "on"),
     )
+    view = await _reads(request).leaderboard(board)
     return JSONResponse(view.wire())
 
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import cast
 
-from arena_api.core.categories import CATEGORIES, check_slice
+from arena_api.core.boards import DEFAULT_BOARD, Board, check_category, check_votes
 from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
 from arena_api.core.ports import (
-    DISPLAY_SCALE,
     AnalyticsPort,
     ArenaRepository,
     RatingPassRecord,
@@ -23,8 +21,9 @@ from arena_api.core.ports import (
     StyleSpread,
 )
 from arena_api.core.records import DECISIVE_VOTES
+from arena_api.core.scale import SCALE
+from arena_api.core.style_features import ABSOLUTE_STYLE_FEATURES, STYLE_FEATURES, STYLE_UNITS
 from arena_api.core.views import (
-    VOTE_METHODS,
     ActivityBucket,
     ActivityView,
     AnswerView,
@@ -55,19 +54,8 @@ from arena_api.services._reveal import reveal
 
 __all__ = ["check_category", "check_votes", "ReadService"]
 
-#: The style features in the order the rating process fits them; later additions sort last.
-STYLE_FEATURE_ORDER = ("position", "verbosity", "formatting", "latency_ttft", "latency_duration")
-#: Covariates that are a constant rather than a per-vote delta: their coefficient is absolute.
-ABSOLUTE_STYLE_FEATURES = frozenset({"position"})
 # A thinned rating history keeps at most this many refits (``rating_history(points=...)``).
 MAX_HISTORY_POINTS = 10_000
-#: A readable amount of each raw delta (tokens, Markdown density 0..1, milliseconds).
-STYLE_UNITS: dict[str, tuple[float, str]] = {
-    "verbosity": (100.0, "100 output tokens"),
-    "formatting": (0.1, "0.1 markdown density"),
-    "latency_ttft": (100.0, "100 ms of TTFT"),
-    "latency_duration": (1000.0, "second of streaming"),
-}
 
 
 class ReadService:
@@ -147,49 +135,24 @@ class ReadService:
     async def last_rating_pass(self) -> RatingPassRecord | None:
         return await self._repo.last_rating_pass()
 
-    async def leaderboard(
-        self,
-        *,
-        include_named: bool = False,
-        votes: Votes = "human",
-        category: str | None = None,
-        filters: bool = True,
-    ) -> LeaderboardView:
-        """Enabled models' records and ratings, plus what reading the ratings needs.
+    async def leaderboard(self, board: Board = DEFAULT_BOARD) -> LeaderboardView:
+        """``board``'s enabled models' records and ratings, plus what reading the ratings needs.
 
         ``components`` says which ratings may be compared (the seed's rating context),
         ``styleControl`` what superficial style is worth in rating points. Each rated model is
         ranked by interval overlap within its component. The ratings are the blind votes' fit;
-        with ``include_named``, the fit that adds the named side-by-side rounds' votes (the
+        with ``board.named``, the fit that adds the named side-by-side rounds' votes (the
         style-controlled ratings stay blind). Vote counts cover every vote of the population.
-        ``votes``: people's votes (the default), the judge model's, or both; the judge's and
-        the combined populations have no style-controlled ratings (the style pass fits people's
-        votes) and count every mode. ``category``: the board of one slice of prompts (a category
-        or ``language:<code>``), fitted to people's votes on those prompts once it has enough
-        of them; other populations get its vote records without ratings. ``filters=False``:
-        the people's blind board with the votes the identity-leak filter and the duplicate-prompt
-        cap left out kept in (no style-controlled ratings).
-
-        Raises:
-            InvalidRequest: an unknown population or slice, or ``include_named`` or
-                ``filters=False`` with another population or a slice (or each other).
+        ``board.population``: people's votes (the default), the judge model's, or both; the
+        judge's and the combined populations have no style-controlled ratings (the style pass
+        fits people's votes) and count every mode. ``board.category``: the board of one slice
+        of prompts (a category or ``language:<code>``), fitted to people's votes on those
+        prompts once it has enough of them; other populations get its vote records without
+        ratings. ``board.filters`` off: the people's blind board with the votes the
+        identity-leak filter and the duplicate-prompt cap left out kept in (no
+        style-controlled ratings). The board was checked when it was built (``Board``).
         """
-        check_votes(votes)
-        check_category(category)
-        plain = votes == "human" and category is None
-        if include_named and not plain:
-            raise InvalidRequest(
-                "include=named applies to people's votes on every prompt only",
-                details={"include": ["only with votes=human and no category"]},
-            )
-        if not filters and (include_named or not plain):
-            raise InvalidRequest(
-                "filters=off applies to people's blind votes on every prompt only",
-                details={"filters": ["only with votes=human, no category and no include"]},
-            )
-        records = await self._repo.leaderboard(
-            include_named=include_named, votes=votes, category=category, filters=filters
-        )
+        records = await self._repo.leaderboard(board)
         last_pass = await self._repo.last_rating_pass()
         rows = records.models
         ranks = _ranks_by_overlap(
@@ -234,10 +197,10 @@ class ReadService:
             ),
             style_control=_style_control(records.coefficients, records.spread),
             models=entries,
-            named_votes="included" if include_named else "excluded",
-            votes=votes,
-            category=category,
-            filters="on" if filters else "off",
+            named_votes="included" if board.named else "excluded",
+            votes=board.population,
+            category=board.category,
+            filters="on" if board.filters else "off",
             filtered_votes=None
             if last_pass is None
             else FilteredVotes(
@@ -370,34 +333,6 @@ class ReadService:
         )
 
 
-def check_category(category: str | None) -> str | None:
-    """``category`` if it names a slice of prompts (or is ``None``: every prompt).
-
-    Raises:
-        InvalidRequest: anything else.
-    """
-    if category is None or check_slice(category) is not None:
-        return category
-    allowed = ", ".join(CATEGORIES)
-    raise InvalidRequest(
-        f"category must be one of {allowed}, or language:<ISO 639 code>",
-        details={"category": [f"must be one of {allowed}, or language:<code> (language:en)"]},
-    )
-
-
-def check_votes(votes: str) -> Votes:
-    """``votes`` if it names a population of votes.
-
-    Raises:
-        InvalidRequest: it does not.
-    """
-    if votes not in VOTE_METHODS:
-        raise InvalidRequest(
-            "votes must be human, judge or all", details={"votes": ["must be human, judge or all"]}
-        )
-    return cast(Votes, votes)
-
-
 def _aware(since: datetime | None) -> datetime | None:
     if since is not None and since.utcoffset() is None:
         raise InvalidRequest(
@@ -432,12 +367,12 @@ def _style_control(coefficients: Sequence[StyleCoefficient], spread: StyleSpread
         return StyleControl(effects=[], votes_observed=0, computed_at=None)
     effects = []
     for c in coefficients:
-        points = DISPLAY_SCALE * c.coefficient
+        points = SCALE * c.coefficient
         absolute = c.feature in ABSOLUTE_STYLE_FEATURES
         unit = STYLE_UNITS.get(c.feature)
         std_dev = spread.std_dev.get(c.feature)
         per_unit = (
-            StyleUnit(points=points / std_dev * unit[0], unit=unit[1])
+            StyleUnit(points=points / std_dev * unit.amount, unit=unit.label)
             if not absolute and unit is not None and std_dev
             else None
         )
@@ -450,7 +385,8 @@ def _style_control(coefficients: Sequence[StyleCoefficient], spread: StyleSpread
                 per_unit=per_unit,
             )
         )
-    known = {feature: k for k, feature in enumerate(STYLE_FEATURE_ORDER)}
+    # The features in the order the rating process fits them; later additions sort last.
+    known = {feature: k for k, feature in enumerate(STYLE_FEATURES)}
     effects.sort(key=lambda e: (known.get(e.feature, len(known)), e.feature))
     return StyleControl(
         effects=effects,

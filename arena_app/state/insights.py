@@ -10,17 +10,23 @@ from typing import Any
 
 import reflex as rx
 
+from arena_api.core.boards import Board
 from arena_api.core.categories import LANGUAGE_PREFIX, check_slice
-from arena_api.core.views import VOTE_METHODS, Votes
+from arena_api.core.populations import VOTE_METHODS
+from arena_api.core.sides import VOTES
+from arena_api.core.views import Votes
 from arena_api.services.reads import check_category, check_votes
 from arena_app.backend import services
 from arena_app.formatting import dollars
 
-OUTCOME_KEYS = ("left", "right", "both_good", "both_bad", "skip")
+#: The vote labels, in the kernel's order (each is an ``ActivityVotes`` field).
+OUTCOME_KEYS = VOTES
 # The rating-over-time chart shows at most this many refits, spread over the whole history (a
 # refit every 5 minutes makes 8,640 a month).
 HISTORY_POINTS = 200
-STYLE_UNITS = {
+#: How the chart reads each stored coefficient (standardised: per standard deviation of the delta;
+#: ``position`` outright), not the readable units of ``arena_api.core.style_features``.
+STYLE_BASES = {
     "position": "left-slot advantage",
     "verbosity": "per std. dev. of output tokens",
     "formatting": "per std. dev. of Markdown density",
@@ -101,6 +107,9 @@ class InsightsState(rx.State):
 
     def _slice(self) -> str | None:
         return None if self.category == ALL_PROMPTS else check_category(self.category)
+
+    def _board(self) -> Board:
+        return Board(population=self._population(), category=self._slice())
 
     @rx.event
     async def set_votes(self, value: str | list[str]) -> Any:
@@ -219,7 +228,7 @@ class InsightsState(rx.State):
 
     async def _rankings(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard(votes=self._population(), category=self._slice())
+        board = await services().reads.leaderboard(self._board())
         rankings = [
             {
                 "name": m.display_name,
@@ -286,7 +295,7 @@ class InsightsState(rx.State):
     async def load_head_to_head(self) -> None:
         await self._summary()
         view = await services().reads.head_to_head(self._population(), self._slice())
-        board = await services().reads.leaderboard(votes=self._population(), category=self._slice())
+        board = await services().reads.leaderboard(self._board())
         names = {m.id: m.display_name for m in view.models}
         order = [m.display_name for m in board.models if m.display_name in names.values()]
         cells: dict[tuple[str, str], dict[str, Any]] = {}
@@ -360,12 +369,12 @@ class InsightsState(rx.State):
     @rx.event
     async def load_style(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard(votes=self._population(), category=self._slice())
+        board = await services().reads.leaderboard(self._board())
         self.coefficients = [
             {
                 "feature": effect.feature,
                 "points": round(effect.points, 1),
-                "unit": STYLE_UNITS.get(effect.feature, effect.basis),
+                "unit": STYLE_BASES.get(effect.feature, effect.basis),
             }
             for effect in board.style_control.effects
         ]

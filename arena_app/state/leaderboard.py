@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from arena_api.core.boards import Board
 from arena_app.backend import services
 
 #: How often an open page asks for the standings (the rating process refits within
@@ -35,9 +36,9 @@ class LeaderboardState(rx.State):
         await self._load()
 
     async def _load(self) -> None:
-        board = await services().reads.leaderboard(include_named=self.include_named)
+        view = await services().reads.leaderboard(Board(named=self.include_named))
         rows = []
-        for index, model in enumerate(board.models, start=1):
+        for index, model in enumerate(view.models, start=1):
             if model.rating is not None and model.confidence_interval is not None:
                 half = (model.confidence_interval.upper - model.confidence_interval.lower) / 2
                 score = f"{model.rating:.0f} ± {half:.0f}"
@@ -65,7 +66,7 @@ class LeaderboardState(rx.State):
                     ),
                 }
             )
-        rated = any(m.rating is not None for m in board.models)
+        rated = any(m.rating is not None for m in view.models)
         # Reflex sends every var that was set, changed or not: an unchanged board costs nothing.
         if rows != self.rows:
             self.rows = rows

@@ -12,6 +12,18 @@ from tests.support import ROOT
 
 STDLIB = sys.stdlib_module_names
 
+#: The shared kernel: the core modules the rating process imports besides the schema. ``core``
+#: is pure, so each of them is too; the test below keeps their own imports inside the kernel.
+KERNEL = (
+    "arena_api.core.boards",
+    "arena_api.core.populations",
+    "arena_api.core.scale",
+    "arena_api.core.sides",
+    "arena_api.core.style_features",
+)
+# What the kernel itself builds on (the Board's checks).
+KERNEL_DEPENDENCIES = ("arena_api.core.categories", "arena_api.core.errors")
+
 # package -> top-level imports it may use besides the standard library
 RULES: dict[str, tuple[str, ...]] = {
     "arena_api/core": ("pydantic", "arena_api.core"),
@@ -41,8 +53,8 @@ RULES: dict[str, tuple[str, ...]] = {
         "arena_api.protocols",
         "arena_api.openapi",
     ),
-    # The rating process reads the schema and the one declaration of every variable; nothing
-    # else of arena_api.
+    # The rating process reads the schema, the shared kernel and the one declaration of every
+    # variable; nothing else of arena_api.
     "arena_rating": (
         "numpy",
         "scipy",
@@ -50,7 +62,10 @@ RULES: dict[str, tuple[str, ...]] = {
         "arena_rating",
         "arena_api.db.tables",
         "arena_api.settings",
+        *KERNEL,
     ),
+    # The schema names the kernel's labels in its constraints; nothing else of arena_api.
+    "arena_api/db/tables.py": ("sqlalchemy", *KERNEL),
 }
 
 
@@ -72,13 +87,33 @@ def _allowed(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
+def _sources(package: str) -> list[Path]:
+    """The modules of a package, or the one module ``package`` names."""
+    where = ROOT / package
+    return [where] if where.is_file() else sorted(where.rglob("*.py"))
+
+
 @pytest.mark.parametrize("package", list(RULES))
 def test_package_imports_only_what_its_layer_may(package: str) -> None:
     offending = {
         f"{path.relative_to(ROOT)}: {name}"
-        for path in sorted((ROOT / package).rglob("*.py"))
+        for path in _sources(package)
         for name in _imports(path)
         if not _allowed(name, RULES[package])
+    }
+
+    assert not offending, sorted(offending)
+
+
+@pytest.mark.parametrize("module", KERNEL)
+def test_the_shared_kernel_imports_only_the_kernel(module: str) -> None:
+    """What the rating process imports of ``arena_api.core`` pulls in nothing else of it."""
+    path = ROOT / (module.replace(".", "/") + ".py")
+
+    offending = {
+        name
+        for name in _imports(path)
+        if not _allowed(name, ("pydantic", *KERNEL, *KERNEL_DEPENDENCIES))
     }
 
     assert not offending, sorted(offending)

@@ -268,7 +268,7 @@ def test_random_matchmaker_picks_challengers_uniformly() -> None:
 
 #: Interval width (display points) of a standard error of sqrt(2) log-odds: two such models have
 #: v = 4, and between equals S = 1/4, so one vote removes learn = v S / (1 + v S) = 1/2.
-WIDTH_OF_ROOT_TWO = 2 * matchmaking._Z_95 * math.sqrt(2) * matchmaking.DISPLAY_SCALE
+WIDTH_OF_ROOT_TWO = 2 * matchmaking._Z_95 * math.sqrt(2) * matchmaking.SCALE
 
 
 def folded(mean: float, sd: float) -> float:
@@ -303,11 +303,7 @@ def as_predicted(
     the win matrix has no stray to chase, only noise to add."""
     points = {}
     for (low, high), n in games.items():
-        d = (
-            (rating[low] - rating[high]) / matchmaking.DISPLAY_SCALE
-            if {low, high} <= set(rating)
-            else 0
-        )
+        d = (rating[low] - rating[high]) / matchmaking.SCALE if {low, high} <= set(rating) else 0
         points[(low, high)] = n / (1 + math.exp(-d))
     return MatchmakingSnapshot(games=games, points=points, ci_width=ci_width, rating=rating)
 
@@ -315,7 +311,7 @@ def as_predicted(
 def lead(first: ModelEntry, second: ModelEntry, rating: dict[uuid.UUID, float]) -> float:
     """The rating lead of the pair key's first model, in log-odds."""
     low, high = key(first, second)
-    return (rating[low] - rating[high]) / matchmaking.DISPLAY_SCALE
+    return (rating[low] - rating[high]) / matchmaking.SCALE
 
 
 def test_smart_probabilities_match_a_worked_example() -> None:
@@ -488,7 +484,7 @@ def test_reach_holds_the_ranking_share_back_while_neighbours_are_too_close_to_te
     the precision share is 0, and the records say what the ratings predict.
     """
     a, b, c = model("a"), model("b"), model("c")
-    scale = matchmaking.DISPLAY_SCALE
+    scale = matchmaking.SCALE
     rating = {a.id: 1000.0 + scale, b.id: 1000.0, c.id: 1000.0 - scale}
     games = {key(a, b): 20, key(a, c): 20, key(b, c): 20}
     stats = as_predicted(games, {m.id: WIDTH_OF_ROOT_TWO for m in (a, b, c)}, rating)

@@ -45,7 +45,8 @@ def test_every_exported_name_exists() -> None:
 
 
 def test_the_request_path_reads_ratings_on_the_rating_process_scale() -> None:
-    """The matchmaker and the style read turn display points back into log-odds."""
-    from arena_api.core.ports import DISPLAY_SCALE
+    """The matchmaker and the style read turn display points back into log-odds with the
+    kernel's scale, the one the rating process writes with."""
+    from arena_api.core import scale
 
-    assert DISPLAY_SCALE == arena_rating.SCALE
+    assert (arena_rating.SCALE, arena_rating.INIT_RATING) == (scale.SCALE, scale.INIT_RATING)
