@@ -278,6 +278,10 @@ class ArenaService:
             self._roster = (loop.time(), await self._playable())
         return self._roster[1]
 
+    def roster_changed(self) -> None:
+        """The roster was edited: the next round reads it afresh, not after ``_ROSTER_TTL_S``."""
+        self._roster = None
+
     async def usable_models(self) -> int:
         """How many models can answer now, read afresh: for the start's log and ``/health``,
         which must not hold an older roster for the rounds that follow."""

@@ -120,24 +120,25 @@ async def test_pending_cap_refuses_new_unpaired_scopes(
 
 
 async def leave_one(first: Arena, second: Arena, who: str) -> None:
-    """Siblings on ``first`` (the leader) and ``second``; the one named ``who`` hangs up after
-    its first token. The other one still ends its stream, and both answers are stored."""
+    """Siblings on ``first`` and ``second``, fired together; the one whose role is ``who`` (the
+    leader streams slot A: no slot was asked for) hangs up after its first token. The other one
+    still ends its stream, and both answers are stored."""
     leaving = asyncio.Event()
     staying: list[Frames] = []
 
-    async def sibling(arena: Arena, leads: bool) -> None:
-        if not leads:
-            await asyncio.sleep(0.1)  # the first request becomes the leader
+    async def sibling(arena: Arena) -> None:
         async with arena.client.stream("POST", "/api/arena/chat", json=_body("k")) as r:
             text = ""
             async for chunk in r.aiter_text():
                 text += chunk
+                frames = parse_sse(text.replace("\r\n", "\n").rpartition("\n\n")[0])
+                leads = bool(frames) and frames[0][1]["slots"] == ["A"]
                 if (leads == (who == "leader")) and "event: token" in text:
                     leaving.set()
                     return
             staying.append(parse_sse(text))
 
-    await asyncio.gather(sibling(first, True), sibling(second, False))
+    await asyncio.gather(sibling(first), sibling(second))
     for _ in range(100):
         if await first.scalar("SELECT count(*) FROM responses") == 2:
             break
