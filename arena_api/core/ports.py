@@ -42,6 +42,7 @@ __all__ = [
     "AnalyticsPort",
     "AutoJudgeQueue",
     "ArenaRepository",
+    "BoardReads",
     "ChatLink",
     "ChatLinks",
     "ChatVoteResult",
@@ -54,6 +55,8 @@ __all__ = [
     "ProviderChunk",
     "ProviderResolver",
     "RatedModelRecord",
+    "RoundReads",
+    "RoundWrites",
     "StyleCoefficient",
     "StyleSpread",
     "VoteStore",
@@ -316,8 +319,20 @@ class AnalyticsPort(Protocol):
 # -- persistence ---------------------------------------------------------------------------------
 
 
-class ArenaRepository(MatchmakingStats, LeaderboardPort, Protocol):
-    """The request path's store (``arena_api.db.repository.PostgresRepository``)."""
+class RoundReads(Protocol):
+    """Stored rounds, read by id: what the judge, the chat front, suites and reads need."""
+
+    async def get_matchup(self, matchup_id: uuid.UUID) -> MatchupRecord | None: ...
+
+    async def get_matchup_content(
+        self, matchup_id: uuid.UUID
+    ) -> tuple[str, tuple[StoredAnswer, ...]] | None: ...
+
+    async def get_conversation(self, conversation_id: uuid.UUID) -> ConversationRecord | None: ...
+
+
+class RoundWrites(Protocol):
+    """The rows a round writes as it runs, and the roster it draws from."""
 
     async def enabled_models(self) -> list[ModelEntry]: ...
 
@@ -329,13 +344,14 @@ class ArenaRepository(MatchmakingStats, LeaderboardPort, Protocol):
 
     async def add_steer(self, matchup_id: uuid.UUID, instruction: str, at: str) -> None: ...
 
-    async def get_matchup(self, matchup_id: uuid.UUID) -> MatchupRecord | None: ...
 
-    async def get_matchup_content(
-        self, matchup_id: uuid.UUID
-    ) -> tuple[str, tuple[StoredAnswer, ...]] | None: ...
+class ArenaRepository(RoundReads, RoundWrites, MatchmakingStats, LeaderboardPort, Protocol):
+    """The request path's store (``arena_api.db.repository.PostgresRepository``); each service
+    asks only for the narrow ports it uses."""
 
-    async def get_conversation(self, conversation_id: uuid.UUID) -> ConversationRecord | None: ...
+
+class BoardReads(RoundReads, LeaderboardPort, Protocol):
+    """What the read service needs: stored rounds and the leaderboard."""
 
 
 # -- external chats (OpenAI-compatible chat UIs) -------------------------------------------------

@@ -36,8 +36,8 @@ from arena_api.core.judging import (
 )
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import (
-    ArenaRepository,
     ProviderResolver,
+    RoundReads,
 )
 from arena_api.core.records import DECISIVE_VOTES, MatchupRecord
 from arena_api.core.verdicts import parse_verdict
@@ -72,7 +72,7 @@ class JudgeService:
         self,
         *,
         arena: ArenaService,
-        repository: ArenaRepository,
+        repository: RoundReads,
         votes: VoteRecorder,
         providers: ProviderResolver,
         judge: JudgeModel | None,

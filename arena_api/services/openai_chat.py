@@ -37,7 +37,7 @@ from typing import Any, Literal
 from arena_api.core.errors import ArenaError, InvalidRequest, NotEnoughModels, NotFound
 from arena_api.core.join import JoinError
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
-from arena_api.core.ports import ArenaRepository, ChatLink, ChatLinks
+from arena_api.core.ports import ChatLink, ChatLinks, RoundReads
 from arena_api.core.records import Vote
 from arena_api.core.requests import ChatCall, ChatRequest, parse_command, stream_false_refused
 from arena_api.core.votes import cast_vote
@@ -167,7 +167,7 @@ class OpenAiChatService:
         *,
         arena: ArenaService,
         reads: ReadService,
-        repository: ArenaRepository,
+        repository: RoundReads,
         chats: ChatLinks,
         votes: VoteRecorder,
         listing: Listing = "arena",

@@ -15,7 +15,7 @@ from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
 from arena_api.core.ports import (
     AnalyticsPort,
-    ArenaRepository,
+    BoardReads,
     RatingPassRecord,
     StyleCoefficient,
     StyleSpread,
@@ -59,9 +59,7 @@ MAX_HISTORY_POINTS = 10_000
 
 
 class ReadService:
-    def __init__(
-        self, *, repository: ArenaRepository, analytics: AnalyticsPort | None = None
-    ) -> None:
+    def __init__(self, *, repository: BoardReads, analytics: AnalyticsPort | None = None) -> None:
         self._repo = repository
         self._analytics = analytics
 

@@ -25,7 +25,7 @@ from arena_api.core.errors import (
     StorageUnavailable,
 )
 from arena_api.core.models import ModelEntry
-from arena_api.core.ports import ArenaRepository
+from arena_api.core.ports import RoundReads
 from arena_api.core.records import vote_outcome
 from arena_api.core.requests import ChatRequest, parse_command
 from arena_api.core.suite_runs import SuiteResultRecord, SuiteRunRecord, SuiteRunStore
@@ -57,7 +57,7 @@ class SuiteService:
         *,
         arena: ArenaService,
         judge: JudgeService,
-        repository: ArenaRepository,
+        repository: RoundReads,
         runs: SuiteRunStore,
         suites: SuiteLoad,
     ) -> None:
