@@ -46,8 +46,10 @@ __all__ = [
     "ChatLink",
     "ChatLinks",
     "ChatVoteResult",
+    "ConversationReads",
     "LeaderboardPort",
     "LeaderboardRecords",
+    "MatchupReads",
     "MatchmakingSnapshot",
     "MatchmakingStats",
     "Matchmaker",
@@ -56,6 +58,7 @@ __all__ = [
     "ProviderResolver",
     "RatedModelRecord",
     "RoundReads",
+    "RoundStore",
     "RoundWrites",
     "StyleCoefficient",
     "StyleSpread",
@@ -319,16 +322,24 @@ class AnalyticsPort(Protocol):
 # -- persistence ---------------------------------------------------------------------------------
 
 
-class RoundReads(Protocol):
-    """Stored rounds, read by id: what the judge, the chat front, suites and reads need."""
+class MatchupReads(Protocol):
+    """A stored matchup by id: what a vote checks its token against."""
 
     async def get_matchup(self, matchup_id: uuid.UUID) -> MatchupRecord | None: ...
+
+
+class ConversationReads(Protocol):
+    """A stored conversation by id: what a follow-up turn continues."""
+
+    async def get_conversation(self, conversation_id: uuid.UUID) -> ConversationRecord | None: ...
+
+
+class RoundReads(MatchupReads, ConversationReads, Protocol):
+    """Stored rounds, read by id: what the judge, the chat front, suites and reads need."""
 
     async def get_matchup_content(
         self, matchup_id: uuid.UUID
     ) -> tuple[str, tuple[StoredAnswer, ...]] | None: ...
-
-    async def get_conversation(self, conversation_id: uuid.UUID) -> ConversationRecord | None: ...
 
 
 class RoundWrites(Protocol):
@@ -343,6 +354,12 @@ class RoundWrites(Protocol):
     ) -> None: ...
 
     async def add_steer(self, matchup_id: uuid.UUID, instruction: str, at: str) -> None: ...
+
+
+class RoundStore(MatchupReads, ConversationReads, RoundWrites, MatchmakingStats, Protocol):
+    """What ``ArenaService`` needs: a round's rows and roster, the matchmaker's snapshot, the
+    conversation a turn continues and the matchup a vote names (votes themselves go through
+    ``VoteStore``)."""
 
 
 class ArenaRepository(RoundReads, RoundWrites, MatchmakingStats, LeaderboardPort, Protocol):

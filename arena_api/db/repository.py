@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import operator
-import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import ColumnElement, FromClause, Select
 
 from arena_api.core.boards import DEFAULT_BOARD, Board
+from arena_api.core.clock import SYSTEM_CLOCK, Clock
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
 from arena_api.core.ids import new_id
@@ -236,12 +236,18 @@ class PostgresRepository:
     """
 
     def __init__(
-        self, engine: AsyncEngine, pool: asyncpg.Pool, *, snapshot_ttl_s: float = 2.0
+        self,
+        engine: AsyncEngine,
+        pool: asyncpg.Pool,
+        *,
+        snapshot_ttl_s: float = 2.0,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._engine = engine
         self._pool = pool
         self._answers = AnswerWriter(pool)
         self._snapshot_ttl_s = snapshot_ttl_s
+        self._clock = clock
         self._snapshot: tuple[float, MatchmakingSnapshot] | None = None
 
     async def enabled_models(self) -> list[ModelEntry]:
@@ -426,7 +432,7 @@ class PostgresRepository:
         All come from small tables (``pair_outcome_stats``, ``model_ratings``), so the cost does
         not grow with the number of stored votes.
         """
-        now = time.monotonic()
+        now = self._clock.monotonic()
         if self._snapshot is not None and now - self._snapshot[0] < self._snapshot_ttl_s:
             return self._snapshot[1]
         o = pair_outcome_stats.c

@@ -12,14 +12,13 @@ import asyncio
 import logging
 import random
 import secrets
-import time
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from arena_api.core.arena import ArenaCore, SlotRun
 from arena_api.core.categories import UNDETERMINED, classify, prompt_key
+from arena_api.core.clock import SYSTEM_CLOCK, Clock
 from arena_api.core.control import (
     UNKNOWN_MATCHUP,
     ControlOutcome,
@@ -67,12 +66,12 @@ from arena_api.core.join import (
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
 from arena_api.core.ports import (
-    ArenaRepository,
     Matchmaker,
     ModelProvider,
     NoObserver,
     ProviderResolver,
     RoundObserver,
+    RoundStore,
 )
 from arena_api.core.records import (
     DECISIVE_VOTES,
@@ -88,10 +87,11 @@ from arena_api.core.votes import HumanSource, cast_vote
 from arena_api.services._reveal import reveal
 from arena_api.services.votes import VoteRecorder
 
-__all__ = ["ArenaService", "RoundOptions", "RoundPolicy", "RoundStream"]
+__all__ = ["ROSTER_TTL_S", "ArenaService", "RoundOptions", "RoundPolicy", "RoundStream"]
 
 _log = logging.getLogger(__name__)
-_ROSTER_TTL_S = 2.0
+#: How long the playable roster is kept before a round reads it afresh (``roster_ttl_s``).
+ROSTER_TTL_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ class ArenaService:
     def __init__(
         self,
         *,
-        repository: ArenaRepository,
+        repository: RoundStore,
         votes: VoteRecorder,
         providers: ProviderResolver,
         matchmaker: Matchmaker,
@@ -192,6 +192,8 @@ class ArenaService:
         observer: RoundObserver | None = None,
         language: Callable[[str], str] | None = None,
         relay: ControlRelay | None = None,
+        clock: Clock = SYSTEM_CLOCK,
+        roster_ttl_s: float = ROSTER_TTL_S,
     ) -> None:
         self._repo = repository
         self._votes = votes
@@ -213,6 +215,8 @@ class ArenaService:
         self.registry = MatchupRegistry()
         #: Reaches rounds that other replicas run (``LocalRelay``: there are none).
         self._relay: ControlRelay = relay or LocalRelay()
+        self._clock = clock
+        self._roster_ttl_s = roster_ttl_s
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -272,14 +276,14 @@ class ArenaService:
 
     async def playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]:
         """Enabled models whose provider is configured (others cannot answer); kept for
-        ``_ROSTER_TTL_S``, as every round asks."""
-        loop = asyncio.get_running_loop()
-        if refresh or self._roster is None or loop.time() - self._roster[0] > _ROSTER_TTL_S:
-            self._roster = (loop.time(), await self._playable())
+        ``roster_ttl_s``, as every round asks."""
+        now = self._clock.monotonic()
+        if refresh or self._roster is None or now - self._roster[0] > self._roster_ttl_s:
+            self._roster = (now, await self._playable())
         return self._roster[1]
 
     def roster_changed(self) -> None:
-        """The roster was edited: the next round reads it afresh, not after ``_ROSTER_TTL_S``."""
+        """The roster was edited: the next round reads it afresh, not after ``roster_ttl_s``."""
         self._roster = None
 
     async def usable_models(self) -> int:
@@ -315,7 +319,7 @@ class ArenaService:
         if self._draining:
             raise ShuttingDown("The server is shutting down; try again in a moment")
         options = options or RoundOptions()
-        requested_at_ms = time.time_ns() // 1_000_000
+        requested_at_ms = int(self._clock.now().timestamp() * 1000)
         # A named round is the person's explicit choice of two models: always a matchup.
         plan = (
             options.plan
@@ -560,7 +564,7 @@ class ArenaService:
                         unrecorded.add(event.slot)
                 if isinstance(event, InternalSteered) and round_.persisted:
                     await self._repo.add_steer(
-                        round_.matchup_id, event.instruction, datetime.now(UTC).isoformat()
+                        round_.matchup_id, event.instruction, self._clock.now().isoformat()
                     )
                 public = _to_public(event)
                 if isinstance(public, SlotDone) and public.slot in unrecorded:

@@ -269,11 +269,18 @@ async def test_the_pending_cap_counts_unpaired_scopes_of_every_replica(
     db: AsyncEngine, database_url: str, tmp_path: Path, redis_url: str
 ) -> None:
     env = {"ARENA_JOIN_MAX_PENDING": "1", "ARENA_JOIN_WINDOW_MS": "1500"}
+    redis = Redis.from_url(redis_url)
     async with replicas(db, database_url, tmp_path, redis_url, **env) as (one, two):
+        pending = await redis.zcard(JOIN_PENDING)
         waiting = asyncio.create_task(_post(one, _body("first")))
-        await asyncio.sleep(0.3)
+        # The first request has claimed its scope (it leads) before the second is sent.
+        deadline = time.monotonic() + 10.0
+        while await redis.zcard(JOIN_PENDING) <= pending:
+            assert time.monotonic() < deadline, "the first request did not claim in time"
+            await asyncio.sleep(0.01)
         status, _, error = await _post(two, _body("second"))
         await waiting
+    await redis.aclose()
 
     assert (status, error["code"]) == (503, "join_unavailable")
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,14 @@ async def _post(arena: Arena, body: dict[str, Any]) -> tuple[int, Frames, dict[s
     if response.status_code != 200:
         return response.status_code, [], response.json()
     return 200, parse_sse(response.text), {}
+
+
+async def _until(condition: Callable[[], bool], what: str, timeout_s: float = 10.0) -> None:
+    """Wait until ``condition`` holds: polled, so no pause guesses how long the server takes."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        await asyncio.sleep(0.01)
 
 
 def _slots_seen(frames: Frames) -> set[str]:
@@ -112,7 +122,8 @@ async def test_pending_cap_refuses_new_unpaired_scopes(
     env = {"ARENA_JOIN_MAX_PENDING": "1", "ARENA_JOIN_WINDOW_MS": "1500"}
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
         waiting = asyncio.create_task(_post(arena, _body("first")))
-        await asyncio.sleep(0.3)
+        # The first request leads (it waits for its sibling) before the second is sent.
+        await _until(lambda: arena.service.join_broker.waiting == 1, "the first request waits")
         status, _, error = await _post(arena, _body("second"))
         await waiting
 
@@ -222,7 +233,8 @@ async def test_no_round_or_join_state_is_left_behind(
                 for i in range(30)
             )
         )
-        await asyncio.sleep(0.2)
+        # Each round's task lets go of it just after its last event went out.
+        await _until(lambda: arena.service.running_rounds == 0, "every round was released")
 
         running = arena.service.running_rounds
         waiting = arena.service.join_broker.waiting
