@@ -151,8 +151,10 @@ def sql_side_counter(
     )
 
 
-def sql_winner_slot(vote: str = "vote") -> str:
-    """An SQL expression: the slot the vote in column ``vote`` made the winner (``A``, ``B``;
-    NULL for a tie or a skip)."""
-    picked = " ".join(f"WHEN '{label}' THEN '{slot}'" for label, slot in SLOT_PICKED.items())
+def sql_winner_slot(vote: str = "vote", *, a: str = "'A'", b: str = "'B'") -> str:
+    """An SQL expression: for the slot the vote in column ``vote`` made the winner, ``a`` or
+    ``b`` (by default the slot's name, ``A`` or ``B``; an expression such as the slot's model
+    column gives the winner's model); NULL for a tie or a skip."""
+    value = {"A": a, "B": b}
+    picked = " ".join(f"WHEN '{label}' THEN {value[slot]}" for label, slot in SLOT_PICKED.items())
     return f"CASE {vote} {picked} END"

@@ -17,7 +17,7 @@ import asyncpg
 from arena_api.core.ids import new_id
 from arena_api.core.judging import Judgement
 from arena_api.core.ports import ChatVoteResult
-from arena_api.core.sides import SLOT_PICKED, sql_winner_slot
+from arena_api.core.sides import sql_winner_slot
 from arena_api.core.votes import CastVote
 from arena_api.db.chats import chat_state, claim_command
 from arena_api.db.judgements import insert_verdict
@@ -40,18 +40,12 @@ RETURNING id
 """
 
 
-def _winner(vote: str, slot_a: str, slot_b: str) -> str:
-    """SQL: the model of the slot the vote in ``vote`` picked (``core.sides``), else NULL."""
-    models = {"A": slot_a, "B": slot_b}
-    picked = " ".join(f"WHEN '{v}' THEN {models[slot]}" for v, slot in SLOT_PICKED.items())
-    return f"CASE {vote} {picked} END"
-
-
 def insert_votes_from(rows: str) -> str:
     """The bulk form of the same insert, for the demo seeder: ``rows`` is a query of (id,
     matchup_id, vote, slot A's model, slot B's model, anonymous session, method, created_at);
     the winner and the slot picked are derived as for one vote."""
-    winner, picked = _winner("v.vote", "v.slot_a", "v.slot_b"), sql_winner_slot("v.vote")
+    winner = sql_winner_slot("v.vote", a="v.slot_a", b="v.slot_b")
+    picked = sql_winner_slot("v.vote")
     return f"""
 {_INTO}
 SELECT v.id, v.matchup_id, v.vote, {winner}, v.session,
