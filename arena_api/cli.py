@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
+import asyncpg
 import click
 import httpx
 
@@ -27,6 +28,7 @@ from arena_api.core.errors import ArenaError, RoundConfigError
 from arena_api.core.plans import resolve_default_model
 from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
+from arena_api.db.read_model import Recount, rebuild
 from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
 from arena_api.keys import export_salt, secret_from_file, token_secret
 from arena_api.roster import RosterError, roster_of
@@ -283,6 +285,30 @@ def db_seed(path: Path | None) -> None:
         f"arena: roster {settings.roster_source}: {result.inserted} new, {result.updated} kept, "
         f"{result.disabled} disabled"
     )
+
+
+@db.command("rebuild")
+def db_rebuild() -> None:
+    """Recount every summary table from the votes, answers and rounds, in one transaction."""
+    settings = _settings()
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        try:
+            recounts = asyncio.run(_rebuild(url))
+        except (OSError, ConnectionError) as exc:
+            _fail(f"the database at DATABASE_URL is unreachable: {exc}", 1)
+    for recount in recounts:
+        click.echo(f"arena: {recount.function}() recounted {', '.join(recount.summaries)}")
+    click.echo(f"arena: {sum(len(r.summaries) for r in recounts)} summary tables rebuilt")
+
+
+async def _rebuild(url: str) -> tuple[Recount, ...]:
+    conn = await asyncpg.connect("postgresql://" + url.partition("://")[2])
+    try:
+        async with conn.transaction():
+            return await rebuild(conn)
+    finally:
+        await conn.close()
 
 
 @db.command("seed-demo")

@@ -22,53 +22,12 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
+from arena_api.db.sql import sql, statements
+
 revision: str = "0007"
 down_revision: str | None = "0006"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
-
-_SUMS = (
-    "responses",
-    "priced_responses",
-    "estimated_responses",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-)
-
-# One answer's contribution to its day's row; ``d`` is +1 for an insert, -1 for a delete.
-_CONTRIBUTION = """
-  (r.created_at AT TIME ZONE 'UTC')::date, r.model_id,
-  d, d * (r.cost_usd IS NOT NULL)::int,
-  d * (r.token_count_source = 'estimated' OR r.input_token_source = 'estimated')::int,
-  d * r.input_token_count, d * r.output_token_count, d * coalesce(r.cost_usd, 0)
-"""
-
-_ROLL_UP_COST = f"""
-CREATE FUNCTION arena_roll_up_cost() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  r responses%ROWTYPE;
-  d integer;
-BEGIN
-  IF TG_OP = 'INSERT' THEN r := NEW; d := 1; ELSE r := OLD; d := -1; END IF;
-  INSERT INTO model_cost_daily AS s (day, model_id, {", ".join(_SUMS)})
-  VALUES ({_CONTRIBUTION})
-  ON CONFLICT (day, model_id) DO UPDATE SET
-    {", ".join(f"{c} = s.{c} + excluded.{c}" for c in _SUMS)};
-  RETURN NULL;
-END $$;
-"""
-
-_REBUILD_COST = f"""
-CREATE FUNCTION arena_rebuild_cost() RETURNS void LANGUAGE sql AS $$
-  DELETE FROM model_cost_daily;
-  INSERT INTO model_cost_daily (day, model_id, {", ".join(_SUMS)})
-  SELECT c.day, c.model_id, {", ".join(f"sum(c.{n})" for n in _SUMS)}
-    FROM responses r CROSS JOIN LATERAL (SELECT 1 AS d) AS one
-   CROSS JOIN LATERAL (SELECT {_CONTRIBUTION}) AS c (day, model_id, {", ".join(_SUMS)})
-   GROUP BY c.day, c.model_id;
-$$;
-"""
 
 
 def upgrade() -> None:
@@ -127,12 +86,10 @@ def upgrade() -> None:
         ),
         sa.PrimaryKeyConstraint("day", "model_id", name="model_cost_daily_pkey"),
     )
-    op.execute(_ROLL_UP_COST)
-    op.execute(_REBUILD_COST)
-    op.execute(
-        "CREATE TRIGGER responses_roll_up_cost AFTER INSERT OR DELETE ON responses "
-        "FOR EACH ROW EXECUTE FUNCTION arena_roll_up_cost()"
-    )
+    op.execute(sql("arena_roll_up_cost", 1))
+    op.execute(sql("arena_rebuild_cost", 1))
+    for statement in statements("responses_roll_up_cost", 1):
+        op.execute(statement)
     op.execute("SELECT arena_rebuild_cost()")
 
 

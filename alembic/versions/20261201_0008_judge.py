@@ -4,8 +4,9 @@
 go through the one-vote-per-matchup constraint, so a judge and a person racing on a matchup end
 with exactly one vote. The summaries the leaderboard, the matchmaker and the dashboard read
 count human votes only: the vote triggers fire ``WHEN`` the vote is a human's, and the recount
-functions read the human votes (their bodies are rewritten in place, ``preferences p`` becoming
-the human votes). Judge votes stay apart until a population that includes them is asked for.
+functions read the human votes (their next versions in ``arena_api/db/sql/``, where ``preferences
+p`` becomes the human votes). Judge votes stay apart until a population that includes them is
+asked for.
 
 ``judge_verdicts`` keeps every judgement (recorded as the vote or not): the judge, each
 reading (the order shown, the text, its outcome), the combined outcome, the reasoning, tokens
@@ -24,31 +25,21 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
+from arena_api.db.sql import sql, statements
+
 revision: str = "0008"
 down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-_HUMAN_VOTES = "(SELECT * FROM preferences WHERE method = 'human') p"
-_RECOUNTS = ("arena_rebuild_vote_stats", "arena_rebuild_analytics")
-# (trigger, function) on preferences, per-row, after insert or delete.
-_VOTE_TRIGGERS = (
-    ("preferences_count_vote", "arena_count_vote"),
-    ("preferences_roll_up_vote", "arena_roll_up_vote"),
+# The vote triggers on preferences, each replaced by a pair that fires for human votes only.
+_VOTE_TRIGGERS = ("preferences_count_vote", "preferences_roll_up_vote")
+# The functions whose text this revision changes (version before, version after).
+_REWRITTEN = (
+    ("arena_rebuild_vote_stats", 2, 3),
+    ("arena_rebuild_analytics", 1, 2),
+    ("arena_roll_up_response", 1, 2),
 )
-# The answer trigger counts a matchup's style deltas when its vote came first.
-_EARLIER_VOTE = "FROM preferences WHERE matchup_id = rec.matchup_id AND vote <> 'skip'"
-
-
-def _rewrite(function: str, old: str, new: str) -> None:
-    """Replace ``old`` by ``new`` in a function's stored definition."""
-    definition = (
-        op.get_bind()
-        .execute(sa.text("SELECT pg_get_functiondef(CAST(:f AS regproc))"), {"f": function})
-        .scalar_one()
-    )
-    assert old in definition, (function, old)
-    op.execute(definition.replace(old, new))
 
 
 def upgrade() -> None:
@@ -59,16 +50,12 @@ def upgrade() -> None:
     op.create_check_constraint(
         op.f("preferences_method_check"), "preferences", "method IN ('human', 'judge')"
     )
-    for trigger, function in _VOTE_TRIGGERS:
+    for trigger in _VOTE_TRIGGERS:
         op.execute(f"DROP TRIGGER {trigger} ON preferences")
-        for event, row in (("INSERT", "NEW"), ("DELETE", "OLD")):
-            op.execute(
-                f"CREATE TRIGGER {trigger}_{event.lower()} AFTER {event} ON preferences "
-                f"FOR EACH ROW WHEN ({row}.method = 'human') EXECUTE FUNCTION {function}()"
-            )
-    for function in _RECOUNTS:
-        _rewrite(function, "preferences p", _HUMAN_VOTES)
-    _rewrite("arena_roll_up_response", _EARLIER_VOTE, _EARLIER_VOTE + " AND method = 'human'")
+        for statement in statements(trigger, 2):
+            op.execute(statement)
+    for function, _, after in _REWRITTEN:
+        op.execute(sql(function, after))
     op.create_table(
         "judge_verdicts",
         sa.Column("id", sa.UUID(), nullable=False),
@@ -129,15 +116,12 @@ def downgrade() -> None:
     op.drop_table("judge_verdicts")
     # While the triggers still skip them: judge votes were never counted, so none is uncounted.
     op.execute("DELETE FROM preferences WHERE method <> 'human'")
-    _rewrite("arena_roll_up_response", _EARLIER_VOTE + " AND method = 'human'", _EARLIER_VOTE)
-    for function in _RECOUNTS:
-        _rewrite(function, _HUMAN_VOTES, "preferences p")
-    for trigger, function in _VOTE_TRIGGERS:
+    for function, before, _ in reversed(_REWRITTEN):
+        op.execute(sql(function, before))
+    for trigger in _VOTE_TRIGGERS:
         for event in ("insert", "delete"):
             op.execute(f"DROP TRIGGER {trigger}_{event} ON preferences")
-        op.execute(
-            f"CREATE TRIGGER {trigger} AFTER INSERT OR DELETE ON preferences "
-            f"FOR EACH ROW EXECUTE FUNCTION {function}()"
-        )
+        for statement in statements(trigger, 1):
+            op.execute(statement)
     op.drop_constraint(op.f("preferences_method_check"), "preferences", type_="check")
     op.drop_column("preferences", "method")

@@ -25,7 +25,8 @@ The prompt's language is not decided here (it needs a model): ``arena_api.langua
 
 A board can be cut by any of these *slices*: a category, or a language as ``language:<code>``
 (``language:de``). ``slices`` lists a round's; ``check_slice`` validates one a reader asks for.
-The database computes the same list in ``arena_prompt_slices`` (migration 0014).
+The database computes the same list in ``arena_prompt_slices``
+(``arena_api/db/sql/arena_prompt_slices.v1.sql``).
 """
 
 from __future__ import annotations

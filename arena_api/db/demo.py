@@ -34,7 +34,7 @@ The history is generated with NumPy from ``seed`` (the same seed gives the same 
 to the time it runs), copied in PostgreSQL's binary COPY format into a temporary staging table,
 and expanded into the five tables by ``INSERT ... SELECT`` in chunks, all in one transaction:
 a failed run leaves nothing behind. For the load the counting triggers are disabled
-(``arena_rebuild_vote_stats()`` recounts every summary once at the end) and the five tables'
+(``arena_api.db.read_model.rebuild`` recounts every summary once at the end) and the five tables'
 foreign keys are dropped and re-added, which validates every row in one join per key instead of
 one lookup per row and needs only table ownership, not a superuser. Both lock the five tables
 until the commit (about a minute for a million votes): run it while the server is idle. Demo
@@ -65,6 +65,7 @@ from arena_api.core.ids import new_id
 from arena_api.core.models import ChatMessage
 from arena_api.core.records import VOTES
 from arena_api.core.style_features import POSITION, STYLE_UNITS
+from arena_api.db.read_model import rebuild
 from arena_api.db.votes import insert_votes_from
 from arena_api.language import detect_language
 
@@ -925,8 +926,7 @@ async def seed_demo(
             await _restore_foreign_keys(conn, foreign_keys)
             for table in _COUNTED_TABLES:
                 await conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
-            await conn.execute("SELECT arena_rebuild_vote_stats()")
-            await conn.execute("SELECT arena_rebuild_cost()")
+            await rebuild(conn)
         await conn.execute("ANALYZE conversations, turns, matchups, responses, preferences")
     finally:
         await conn.close()

@@ -453,7 +453,7 @@ model_rating_history = Table(
 )
 
 
-# -- derived counters, maintained by triggers on `preferences` (migration 0002) -------------------
+# -- derived counters, maintained by triggers on `preferences` (`arena_api.db.read_model`) -------
 # The request path reads these instead of scanning every vote: the leaderboard's records and the
 # matchmaker's pair counts stay O(models), however many votes are stored.
 
@@ -494,10 +494,11 @@ pair_vote_stats = Table(
 )
 
 
-# -- analytics summaries, kept by triggers on `preferences` and `responses` (migration 0003) ----
+# -- analytics summaries, kept by triggers on `preferences` and `responses` ----------------------
 # Every read of the leaderboard and the insights dashboard is answered from these, so its cost
 # grows with models, pairs and hours of history, never with the number of stored votes.
-# `arena_rebuild_vote_stats()` recounts them too.
+# `arena_api.db.read_model` lists each summary with its triggers and recount; their SQL is in
+# `arena_api/db/sql/` (`arena_rebuild_vote_stats()` recounts these too).
 
 
 def _model_ref(name: str) -> Column[object]:

@@ -1,0 +1,12 @@
+-- arena_count_matchup, version 1: migration 0003
+CREATE OR REPLACE FUNCTION arena_count_matchup() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  rec matchups%ROWTYPE;
+  delta integer;
+BEGIN
+  IF TG_OP = 'INSERT' THEN rec := NEW; delta := 1; ELSE rec := OLD; delta := -1; END IF;
+  INSERT INTO pair_outcome_stats AS s (slot_a_model_id, slot_b_model_id, matchups)
+  VALUES (rec.slot_a_model_id, rec.slot_b_model_id, delta)
+  ON CONFLICT (slot_a_model_id, slot_b_model_id) DO UPDATE SET matchups = s.matchups + delta;
+  RETURN NULL;
+END $$;

@@ -1,0 +1,3 @@
+-- preferences_roll_up_vote, version 3: migration 0010
+CREATE TRIGGER preferences_roll_up_vote AFTER INSERT OR DELETE ON preferences
+  FOR EACH ROW EXECUTE FUNCTION arena_roll_up_vote();
