@@ -4,46 +4,48 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Hashable
 from typing import Any
 
-from pydantic import BaseModel
-from pydantic.json_schema import (
-    GenerateJsonSchema,
-    JsonSchemaMode,
-    JsonSchemaValue,
-    models_json_schema,
-)
-from pydantic_core import core_schema
+from pydantic import BaseModel, TypeAdapter
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
 from arena_api.core import views
 from arena_api.core.requests import ChatRequest, JudgeRequest, VoteRequest
+from arena_api.core.responses import ErrorBody, Health
 from arena_api.openapi import _bodies as bodies
 from arena_api.openapi._operation import error_responses
 from arena_api.openapi._paths import OPERATIONS
 from arena_api.openapi._streams import EVENT_MODELS, STREAM_MODELS, stream_schemas
+from arena_api.protocols.ag_ui import RunAgentInput
+from arena_api.protocols.openai_sse import ChatCompletionsRequest
+from arena_api.protocols.openai_text import ChatCompletion
+from arena_api.protocols.vercel_ai import UseChatRequest
 
 __all__ = ["OPENAPI_VERSION", "build_document", "document_bytes"]
 
 OPENAPI_VERSION = "3.1.0"
 _REF = "#/components/schemas/{model}"
 
-#: Every model the document names, with the side of the wire it is read on: a request body is
-#: validated, an answer serialised (the two differ for defaults and serialisers).
-_MODELS: tuple[tuple[type[BaseModel], JsonSchemaMode], ...] = (
+#: Every model the document names (a pydantic model, or a ``TypedDict`` a ``TypeAdapter``
+#: validates), with the side of the wire it is read on: a request body is validated, an answer
+#: serialised (the two differ for defaults and serialisers).
+_MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDicts
     (ChatRequest, "validation"),
     (VoteRequest, "validation"),
     (JudgeRequest, "validation"),
-    (bodies.ChatCompletionsRequest, "validation"),
-    (bodies.RunAgentInput, "validation"),
-    (bodies.UseChatRequest, "validation"),
+    (ChatCompletionsRequest, "validation"),
+    (RunAgentInput, "validation"),
+    (UseChatRequest, "validation"),
     (bodies.LoginRequest, "validation"),
     (bodies.LoginForm, "validation"),
     (bodies.SignedIn, "serialization"),
-    (bodies.ErrorBody, "serialization"),
-    (bodies.Health, "serialization"),
+    (ErrorBody, "serialization"),
+    (Health, "serialization"),
     (bodies.ModelList, "serialization"),
     (bodies.ModelObject, "serialization"),
-    (bodies.ChatCompletion, "serialization"),
+    (ChatCompletion, "serialization"),
     (views.VoteReveal, "serialization"),
     (views.JudgeReveal, "serialization"),
     (views.SuitesView, "serialization"),
@@ -147,12 +149,23 @@ class _Generator(GenerateJsonSchema):
         return json_schema
 
 
+def _core_schema(model: Any) -> CoreSchema:
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        return model.__pydantic_core_schema__
+    return TypeAdapter(model).core_schema
+
+
 def _schemas() -> dict[str, Any]:
-    refs, top = models_json_schema(
-        _MODELS, ref_template=_REF, by_alias=True, schema_generator=_Generator
-    )
+    generator = _Generator(by_alias=True, ref_template=_REF)
+    inputs: list[tuple[Hashable, JsonSchemaMode, CoreSchema]] = [
+        (model, mode, _core_schema(model)) for model, mode in _MODELS
+    ]
+    refs, definitions = generator.generate_definitions(inputs)
     by_model: dict[Any, str] = {model: ref["$ref"] for (model, _), ref in refs.items()}
-    return {**top["$defs"], **stream_schemas(by_model)}
+    return {
+        **{str(name): schema for name, schema in definitions.items()},
+        **stream_schemas(by_model),
+    }
 
 
 def build_document(version: str) -> dict[str, Any]:

@@ -22,7 +22,8 @@ from arena_api.core.events import (
     Steered,
     Token,
 )
-from arena_api.openapi._bodies import ChatCompletionChunk, StreamError
+from arena_api.openapi._bodies import ChatCompletionChunk
+from arena_api.protocols.openai_sse import StreamError
 
 __all__ = ["EVENT_MODELS", "STREAM_MODELS", "stream_schemas"]
 
@@ -37,7 +38,7 @@ EVENT_MODELS: tuple[type[BaseModel], ...] = (
     MatchupDone,
 )
 #: Further models the stream schemas point at.
-STREAM_MODELS: tuple[type[BaseModel], ...] = (ChatCompletionChunk, StreamError)
+STREAM_MODELS: tuple[Any, ...] = (ChatCompletionChunk, StreamError)  # models and TypedDicts
 
 _DONE = "[DONE]"
 
@@ -60,7 +61,7 @@ def _native_event(model: type[BaseModel], ref: str) -> dict[str, Any]:
     }
 
 
-def stream_schemas(ref: Mapping[type[BaseModel], str]) -> dict[str, Any]:
+def stream_schemas(ref: Mapping[Any, str]) -> dict[str, Any]:
     """The event schemas, by component name; ``ref`` maps each model to its ``$ref``."""
     # An SSE frame without an `event:` field is a `message` event, as EventSource reads it.
     data_only = {"type": "object", "required": ["data"]}

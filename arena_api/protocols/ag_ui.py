@@ -23,7 +23,11 @@ Ingress accepts both the 0.1.x shape (``tools``/``context``/``forwardedProps`` r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, NotRequired
+
+from pydantic import Field, TypeAdapter, with_config
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
@@ -40,14 +44,25 @@ from arena_api.core.models import Slot
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import sse_data
 from arena_api.protocols._ingress import (
+    IGNORE_EXTRA,
+    ArenaFields,
+    ContentPart,
     build_request,
+    messages_field,
     newest_user_message,
     unsupported_part,
+    validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
 from arena_api.protocols.slot_error import slot_error_text
 
-__all__ = ["PROTOCOL_VERSION", "AgUiAdapter", "parse_run_agent_input"]
+__all__ = [
+    "PROTOCOL_VERSION",
+    "AgUiAdapter",
+    "AgUiMessage",
+    "RunAgentInput",
+    "parse_run_agent_input",
+]
 
 #: The AG-UI protocol version this adapter produces (a 1.0 producer must declare it).
 PROTOCOL_VERSION = "1.0"
@@ -156,54 +171,80 @@ def _content(message_id: str, delta: str, slot: Slot) -> bytes:
 _TEXT_PART = "text"
 
 
-def _first(body: Mapping[str, Any], *keys: str) -> Any:
-    for key in keys:
-        if body.get(key) is not None:
-            return body[key]
-    return None
+@with_config(IGNORE_EXTRA)
+class AgUiMessage(TypedDict):
+    """A message of the transcript; only the newest user message is read (its text parts)."""
+
+    id: NotRequired[str | None]
+    role: Annotated[
+        str, Field(description="`user`, `assistant`, `system`, `developer`, `tool`, ...")
+    ]
+    content: NotRequired[
+        Annotated[
+            str | list[ContentPart] | dict[str, Any] | None,
+            Field(description="A string, content parts, or an activity message's object."),
+        ]
+    ]
 
 
-def _optional_id(body: Mapping[str, Any], camel: str, snake: str) -> str | None:
-    value = _first(body, camel, snake)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise InvalidRequest(
-            f"{camel} must be a non-empty string", details={camel: ["must be a non-empty string"]}
-        )
-    return value
+_Id = Annotated[str, Field(min_length=1)]
+
+
+@with_config(IGNORE_EXTRA)
+class RunAgentInput(TypedDict):
+    """An AG-UI ``RunAgentInput`` (0.1.x or 1.0, camelCase or snake_case); arena fields ride
+    ``forwardedProps``."""
+
+    threadId: NotRequired[_Id | None]
+    runId: NotRequired[_Id | None]
+    messages: Annotated[list[AgUiMessage], messages_field()]
+    tools: NotRequired[list[Any] | None]
+    context: NotRequired[list[Any] | None]
+    state: NotRequired[Any]
+    forwardedProps: NotRequired[ArenaFields | None]
+    thread_id: NotRequired[SkipJsonSchema[_Id | None]]
+    run_id: NotRequired[SkipJsonSchema[_Id | None]]
+    forwarded_props: NotRequired[SkipJsonSchema[ArenaFields | None]]
+
+
+_RUN_AGENT_INPUT: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
+
+
+def _prompt(message: AgUiMessage, where: str) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for number, part in enumerate(content):
+            if part["type"] != _TEXT_PART:
+                raise unsupported_part(f"{where}[{number}]", part["type"])
+            texts.append(part.get("text", ""))
+        return "\n".join(texts)
+    raise InvalidRequest(
+        "The user message has no text content",
+        details={where: ["must be a string or a list of text parts"]},
+    )
 
 
 def parse_run_agent_input(body: Mapping[str, Any]) -> ClientRequest:
     """Read an AG-UI ``RunAgentInput`` (0.1.x or 1.0).
 
     Raises:
-        InvalidRequest: no user message, a non-text content part, or a bad arena field.
+        InvalidRequest: the body does not fit ``RunAgentInput``, no user message, a non-text
+            content part, or a bad arena field.
     """
-    messages = body["messages"]
-    index, message = newest_user_message(messages)
+    envelope = validate_envelope(_RUN_AGENT_INPUT, body)
+    index, message = newest_user_message(envelope["messages"])
     where = f"messages[{index}].content"
-    content = message.get("content")
-    if isinstance(content, str):
-        prompt = content
-    elif isinstance(content, list):
-        texts = []
-        for number, part in enumerate(content):
-            kind = part.get("type") if isinstance(part, Mapping) else None
-            if kind != _TEXT_PART:
-                raise unsupported_part(f"{where}[{number}]", str(kind))
-            texts.append(str(part.get("text", "")))
-        prompt = "\n".join(texts)
-    else:
-        raise InvalidRequest(
-            "The user message has no text content",
-            details={where: ["must be a string or a list of text parts"]},
-        )
-    forwarded = _first(body, "forwardedProps", "forwarded_props")
-    extensions = [("forwardedProps.", forwarded)] if isinstance(forwarded, Mapping) else []
+    prompt = _prompt(message, where)
+    forwarded = envelope.get("forwardedProps")
+    if forwarded is None:
+        forwarded = envelope.get("forwarded_props")
+    extensions = [("forwardedProps.", forwarded)] if forwarded is not None else []
     request = build_request(prompt, prompt_field=where, extensions=extensions)
     context = RunContext(
-        thread_id=_optional_id(body, "threadId", "thread_id"),
-        run_id=_optional_id(body, "runId", "run_id"),
+        thread_id=envelope.get("threadId") or envelope.get("thread_id"),
+        run_id=envelope.get("runId") or envelope.get("run_id"),
     )
     return ClientRequest(request, context)

@@ -23,7 +23,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field, StrictBool, TypeAdapter, with_config
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
@@ -40,21 +44,46 @@ from arena_api.core.models import Slot
 from arena_api.core.requests import stream_false_refused
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
-from arena_api.protocols._ingress import build_request, newest_user_message, unsupported_part
+from arena_api.protocols._ingress import (
+    IGNORE_EXTRA,
+    ArenaFields,
+    ContentPart,
+    build_request,
+    messages_field,
+    newest_user_message,
+    unsupported_part,
+    validate_envelope,
+)
 from arena_api.protocols.base import ClientRequest, RunContext
 from arena_api.protocols.slot_error import slot_error_text
 
 __all__ = [
+    "CHAT_COMPLETIONS_REQUEST",
     "COMPLETION_MODEL",
+    "ChatCompletionsRequest",
+    "OpenAiMessage",
     "OpenAiSseAdapter",
+    "SessionUser",
+    "StreamError",
     "message_text",
     "parse_chat_completions_body",
-    "stream_flag",
 ]
 
 #: The ``model`` of every chunk: the arena, never the model that answered.
 COMPLETION_MODEL = "omni-arena"
 _INDEX: Mapping[Slot, int] = {"A": 0, "B": 1}
+
+
+class StreamErrorDetail(TypedDict):
+    message: str
+    type: Literal["omni_arena_error"]
+    code: str
+
+
+class StreamError(TypedDict):
+    """A round that failed after its stream began, on the OpenAI framing."""
+
+    error: StreamErrorDetail
 
 
 class OpenAiSseAdapter(ClosingAdapter):
@@ -88,8 +117,10 @@ class OpenAiSseAdapter(ClosingAdapter):
         if isinstance(event, Steered):
             return self._chunk({}, omni_arena_steered={"instruction": event.instruction})
         if isinstance(event, RunError):
-            error = {"message": event.message, "type": "omni_arena_error", "code": event.code}
-            return sse_data({"error": error})
+            error = StreamErrorDetail(
+                message=event.message, type="omni_arena_error", code=event.code
+            )
+            return sse_data(StreamError(error=error))
         if isinstance(event, MatchupDone):
             return b""
         raise TypeError(f"unknown public event {event!r}")
@@ -119,11 +150,52 @@ class OpenAiSseAdapter(ClosingAdapter):
 
 # -- ingress -------------------------------------------------------------------------------------
 
-_EXTENSION_NAMES = ("omni_arena", "arena")
+
+@with_config(IGNORE_EXTRA)
+class OpenAiMessage(TypedDict):
+    role: Annotated[
+        str, Field(description="`system`, `developer`, `user`, `assistant`, `tool`, ...")
+    ]
+    content: NotRequired[str | list[ContentPart] | None]
+
+
+@with_config(IGNORE_EXTRA)
+class SessionUser(TypedDict):
+    id: str
+
+
+@with_config(IGNORE_EXTRA)
+class ChatCompletionsRequest(TypedDict):
+    """An OpenAI chat-completions body. The prompt is the newest user message; sampling knobs
+    and tools are ignored."""
+
+    model: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                description="`arena-duel`, `arena-a`, `arena-b`, `arena-single` or a roster model "
+                "are the chat front's; any other id gets a matchup with both slots as "
+                "`choices[0]` and `choices[1]`."
+            ),
+        ]
+    ]
+    messages: Annotated[list[OpenAiMessage], messages_field()]
+    stream: NotRequired[
+        Annotated[
+            StrictBool | None, Field(description="`false` is refused, except on a helper task.")
+        ]
+    ]
+    user: NotRequired[Annotated[str | SessionUser | None, Field(description="Seeds `sessionId`.")]]
+    omni_arena: NotRequired[ArenaFields | None]
+    #: ``omni_arena``'s other name: read when it is an object (then validated as arena fields).
+    arena: NotRequired[SkipJsonSchema[Any]]
+
+
+CHAT_COMPLETIONS_REQUEST: TypeAdapter[ChatCompletionsRequest] = TypeAdapter(ChatCompletionsRequest)
 
 
 def message_text(
-    message: Mapping[str, Any], where: str, *, other_parts: Literal["refuse", "skip"] = "refuse"
+    message: OpenAiMessage, where: str, *, other_parts: Literal["refuse", "skip"] = "refuse"
 ) -> str:
     """A message's text: its string content, or its text parts joined by newlines.
 
@@ -141,11 +213,10 @@ def message_text(
     if isinstance(content, list):
         texts = []
         for number, part in enumerate(content):
-            kind = part.get("type") if isinstance(part, Mapping) else None
-            if kind == "text":
-                texts.append(str(part.get("text", "")))
+            if part["type"] == "text":
+                texts.append(part.get("text", ""))
             elif other_parts == "refuse":
-                raise unsupported_part(f"{where}[{number}]", str(kind))
+                raise unsupported_part(f"{where}[{number}]", part["type"])
         return "\n".join(texts)
     raise InvalidRequest(
         "The user message has no text content",
@@ -153,24 +224,12 @@ def message_text(
     )
 
 
-def stream_flag(body: Mapping[str, Any]) -> bool | None:
-    """The body's ``stream``: ``None`` when absent.
-
-    Raises:
-        InvalidRequest: it is not a boolean.
-    """
-    stream = body.get("stream")
-    if stream is not None and not isinstance(stream, bool):
-        raise InvalidRequest("stream must be a boolean", details={"stream": ["must be a boolean"]})
-    return stream
-
-
-def _session_seed(user: object) -> str | None:
+def _session_seed(user: str | SessionUser | None) -> str | None:
     """``user`` as a session id: the string, or the ``id`` of a proxy's user object."""
-    if isinstance(user, str) and user:
-        return user
-    if isinstance(user, Mapping) and isinstance(user.get("id"), str) and user["id"]:
-        return str(user["id"])
+    if isinstance(user, str):
+        return user or None
+    if user is not None:
+        return user["id"] or None
     return None
 
 
@@ -178,17 +237,22 @@ def parse_chat_completions_body(body: Mapping[str, Any]) -> ClientRequest:
     """Read an OpenAI chat-completions body.
 
     Raises:
-        InvalidRequest: ``stream: false``, no user message, a non-text content part, or a bad
-            arena field.
+        InvalidRequest: the body does not fit ``ChatCompletionsRequest``, ``stream: false``, no
+            user message, a non-text content part, or a bad arena field.
     """
-    if stream_flag(body) is False:
+    envelope = validate_envelope(CHAT_COMPLETIONS_REQUEST, body)
+    if envelope.get("stream") is False:
         raise stream_false_refused()
-    index, message = newest_user_message(body["messages"])
+    index, message = newest_user_message(envelope["messages"])
     where = f"messages[{index}].content"
     prompt = message_text(message, where)
-    extensions = [
-        (f"{name}.", body[name]) for name in _EXTENSION_NAMES if isinstance(body.get(name), Mapping)
-    ]
-    defaults = {"sessionId": (_session_seed(body.get("user")), "user")}
+    extensions: list[tuple[str, Mapping[str, Any]]] = []
+    omni_arena = envelope.get("omni_arena")
+    if omni_arena is not None:
+        extensions.append(("omni_arena.", omni_arena))
+    arena = envelope.get("arena")
+    if isinstance(arena, Mapping):
+        extensions.append(("arena.", arena))
+    defaults = {"sessionId": (_session_seed(envelope.get("user")), "user")}
     request = build_request(prompt, prompt_field=where, extensions=extensions, defaults=defaults)
     return ClientRequest(request)

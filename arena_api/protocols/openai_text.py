@@ -6,7 +6,7 @@ Clients such as Open WebUI show ``choices[0]`` of each chunk and nothing else, s
     streaming      role chunk (+ top-level ``omni_arena``: the matchup, when there is one)
                    -> one chunk per piece of text -> a ``finish_reason: "stop"`` chunk
                    -> ``data: [DONE]``
-    not streaming  one ``chat.completion`` object (the helper tasks' answers)
+    not streaming  one ``chat.completion`` object (the helper tasks' answers): ``ChatCompletion``
 
 Ingress (``read_chat_call``) reads what the front needs of a chat-completions body: the model,
 the stream flag, the newest user message and the text of every message before it.
@@ -17,16 +17,26 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.models import ChatMessage, Role
 from arena_api.core.requests import ChatCall
 from arena_api.protocols._framing import SSE_DONE, sse_data
-from arena_api.protocols._ingress import is_foreign_envelope, newest_user_message
-from arena_api.protocols.openai_sse import message_text, stream_flag
+from arena_api.protocols._ingress import (
+    is_foreign_envelope,
+    newest_user_message,
+    validate_envelope,
+)
+from arena_api.protocols.openai_sse import (
+    CHAT_COMPLETIONS_REQUEST,
+    OpenAiMessage,
+    message_text,
+)
 
-__all__ = ["OpenAiTextStream", "completion_body", "read_chat_call"]
+__all__ = ["ChatCompletion", "OpenAiTextStream", "completion_body", "read_chat_call"]
 
 _ROLES: Mapping[str, Role] = {
     "system": "system",
@@ -78,7 +88,36 @@ def _completion_id() -> str:
     return f"chatcmpl-{uuid.uuid4().hex}"
 
 
-def completion_body(model: str, content: str) -> dict[str, Any]:
+class AssistantMessage(TypedDict):
+    role: Literal["assistant"]
+    content: str
+
+
+class CompletionChoice(TypedDict):
+    index: int
+    message: AssistantMessage
+    finish_reason: Literal["stop"]
+    logprobs: None
+
+
+class Usage(TypedDict):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletion(TypedDict):
+    """A non-streaming ``chat.completion``: the answer to an Open WebUI helper task."""
+
+    id: str
+    object: Literal["chat.completion"]
+    created: int
+    model: str
+    choices: list[CompletionChoice]
+    usage: Usage
+
+
+def completion_body(model: str, content: str) -> ChatCompletion:
     """A non-streaming ``chat.completion`` holding ``content``."""
     return {
         "id": _completion_id(),
@@ -97,7 +136,7 @@ def completion_body(model: str, content: str) -> dict[str, Any]:
     }
 
 
-def _history_text(message: Mapping[str, Any]) -> str | None:
+def _history_text(message: OpenAiMessage) -> str | None:
     """An earlier message's text; parts that are not text (an image shown before) are left out."""
     try:
         return message_text(message, "history", other_parts="skip") or None
@@ -105,12 +144,10 @@ def _history_text(message: Mapping[str, Any]) -> str | None:
         return None
 
 
-def _history(messages: Sequence[Any]) -> tuple[ChatMessage, ...]:
+def _history(messages: Sequence[OpenAiMessage]) -> tuple[ChatMessage, ...]:
     history = []
     for message in messages:
-        if not isinstance(message, Mapping):
-            continue
-        role = _ROLES.get(str(message.get("role")))
+        role = _ROLES.get(message["role"])
         text = _history_text(message)
         if role is not None and text:
             history.append(ChatMessage(role=role, content=text))
@@ -124,20 +161,19 @@ def read_chat_call(
     arena's own ``{prompt, ...}``, which the matchup route reads).
 
     Raises:
-        InvalidRequest: no user message, a non-text part in the newest user message, a
-            ``model`` that is not a string or a ``stream`` that is not a boolean.
+        InvalidRequest: the body does not fit ``ChatCompletionsRequest`` (a ``model`` that is
+            not a string, a ``stream`` that is not a boolean, ...), no user message, or a
+            non-text part in the newest user message.
     """
     if not is_foreign_envelope(body):
         return None
-    model = body.get("model")
-    if model is not None and not isinstance(model, str):
-        raise InvalidRequest("model must be a string", details={"model": ["must be a string"]})
-    stream = stream_flag(body)
-    messages: list[Any] = body["messages"]
+    envelope = validate_envelope(CHAT_COMPLETIONS_REQUEST, body)
+    stream = envelope.get("stream")
+    messages = envelope["messages"]
     index, newest = newest_user_message(messages)
     where = f"messages[{index}].content"
     return ChatCall(
-        model=model,
+        model=envelope.get("model"),
         prompt=message_text(newest, where),
         prompt_field=where,
         history=_history(messages[:index]),

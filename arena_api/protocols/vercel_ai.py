@@ -23,7 +23,11 @@ the top level (``useChat({ body })``); ``id``, ``trigger`` and ``messageId`` are
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, NotRequired
+
+from pydantic import Field, TypeAdapter, with_config
+from pydantic.json_schema import SkipJsonSchema
+from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
@@ -39,10 +43,25 @@ from arena_api.core.events import (
 from arena_api.core.models import Slot
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
-from arena_api.protocols._ingress import build_request, newest_user_message, unsupported_part
+from arena_api.protocols._ingress import (
+    IGNORE_EXTRA,
+    ArenaFields,
+    build_request,
+    messages_field,
+    newest_user_message,
+    unsupported_part,
+    validate_envelope,
+)
 from arena_api.protocols.base import ClientRequest, RunContext
 
-__all__ = ["UI_MESSAGE_STREAM_HEADERS", "VercelAiAdapter", "parse_use_chat_body"]
+__all__ = [
+    "UI_MESSAGE_STREAM_HEADERS",
+    "UiMessage",
+    "UiPart",
+    "UseChatRequest",
+    "VercelAiAdapter",
+    "parse_use_chat_body",
+]
 
 UI_MESSAGE_STREAM_HEADERS: Mapping[str, str] = {"x-vercel-ai-ui-message-stream": "v1"}
 
@@ -119,19 +138,51 @@ class VercelAiAdapter(ClosingAdapter):
 _MEDIA_PARTS = frozenset({"file", "image"})  # v5 `file`; v4 model content `image`
 
 
-def _text_of_parts(parts: list[Any], where: str) -> str | None:
+@with_config(IGNORE_EXTRA)
+class UiPart(TypedDict):
+    """A message part; ``text`` parts are the prompt, ``file`` (or v4 ``image``) parts a 400,
+    and the others (``step-start``, ``reasoning``, ``data-*``, tools) carry no prompt text."""
+
+    type: str
+    text: NotRequired[str]
+    mediaType: NotRequired[SkipJsonSchema[Any]]  # named in the 400 of a file part
+    mimeType: NotRequired[SkipJsonSchema[Any]]  # v4 spelling
+
+
+@with_config(IGNORE_EXTRA)
+class UiMessage(TypedDict):
+    id: NotRequired[str | None]
+    role: Annotated[str, Field(description="`user`, `assistant` or `system`.")]
+    parts: NotRequired[Annotated[list[UiPart] | None, Field(description="AI SDK v5.")]]
+    content: NotRequired[
+        Annotated[str | list[UiPart] | None, Field(description="AI SDK v4 (or its parts).")]
+    ]
+    experimental_attachments: NotRequired[SkipJsonSchema[Any]]  # v4 attachments: a 400
+
+
+@with_config(IGNORE_EXTRA)
+class UseChatRequest(ArenaFields):
+    """The body ``useChat`` posts (AI SDK v5 ``parts`` or v4 ``content``); arena fields ride
+    the top level (``useChat({ body })``)."""
+
+    id: NotRequired[str | None]
+    messages: Annotated[list[UiMessage], messages_field()]
+    trigger: NotRequired[str | None]
+
+
+_USE_CHAT_REQUEST: TypeAdapter[UseChatRequest] = TypeAdapter(UseChatRequest)
+
+
+def _text_of_parts(parts: list[UiPart], where: str) -> str | None:
     """The text parts joined; ``None`` when there are none. Media parts are refused."""
     texts = []
     for number, part in enumerate(parts):
-        if not isinstance(part, Mapping):
-            continue
-        kind = part.get("type")
+        kind = part["type"]
         if kind == "text":
-            texts.append(str(part.get("text", "")))
+            texts.append(part.get("text", ""))
         elif kind in _MEDIA_PARTS:
             media = part.get("mediaType") or part.get("mimeType")
             raise unsupported_part(f"{where}[{number}]", f"{kind} ({media})" if media else kind)
-        # step-start, reasoning, data-*, source-*, tool parts carry no prompt text
     return "\n".join(texts) if texts else None
 
 
@@ -139,28 +190,29 @@ def parse_use_chat_body(body: Mapping[str, Any]) -> ClientRequest:
     """Read the body ``useChat`` posts (AI SDK v5 ``parts``, v4 ``content``).
 
     Raises:
-        InvalidRequest: no user message, a file or attachment, or a bad arena field.
+        InvalidRequest: the body does not fit ``UseChatRequest``, no user message, a file or
+            attachment, or a bad arena field.
     """
-    messages = body["messages"]
-    index, message = newest_user_message(messages)
+    envelope = validate_envelope(_USE_CHAT_REQUEST, body)
+    index, message = newest_user_message(envelope["messages"])
     attachments = message.get("experimental_attachments")
     if isinstance(attachments, list) and attachments:
         raise unsupported_part(f"messages[{index}].experimental_attachments", "attachment")
     prompt: str | None = None
     where = f"messages[{index}].parts"
     parts = message.get("parts")
-    if isinstance(parts, list):
+    if parts is not None:
         prompt = _text_of_parts(parts, where)
     if prompt is None:
         content = message.get("content")
         if isinstance(content, str):
             prompt, where = content, f"messages[{index}].content"
-        elif isinstance(content, list):  # a v4 message built from model content parts
-            prompt, where = _text_of_parts(content, f"messages[{index}].content"), where
+        elif content is not None:  # a v4 message built from model content parts
+            prompt = _text_of_parts(content, f"messages[{index}].content")
     if prompt is None:
         raise InvalidRequest(
             "The user message has no text",
             details={f"messages[{index}]": ["no text part and no string content"]},
         )
-    request = build_request(prompt, prompt_field=where, extensions=[("", body)])
+    request = build_request(prompt, prompt_field=where, extensions=[("", envelope)])
     return ClientRequest(request)

@@ -1,7 +1,8 @@
 """The error shape of every API response, and the JSON 404 for unmatched API paths.
 
 Every error body is ``{"error": "<message>", "code": "<machine-readable reason>"}`` (the seed
-system's ``{"error": ...}`` plus a ``code``), so clients can branch without parsing prose.
+system's ``{"error": ...}`` plus a ``code``), so clients can branch without parsing prose. Its
+shape is ``arena_api.core.responses.ErrorBody``, the schema the OpenAPI document shows.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
 from arena_api.core.errors import ArenaError
+from arena_api.core.responses import ErrorBody
 
 __all__ = ["API_PREFIXES", "error_response", "exception_handlers", "routes"]
 
@@ -35,7 +37,7 @@ _CODES = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 4
 def error_response(
     status: int, code: str, message: str, details: Mapping[str, Any] | None = None
 ) -> JSONResponse:
-    body: dict[str, Any] = {"error": message, "code": code}
+    body = ErrorBody(error=message, code=code)
     if details is not None:
         body["details"] = dict(details)
     return JSONResponse(body, status_code=status)

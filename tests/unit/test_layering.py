@@ -26,24 +26,40 @@ KERNEL_DEPENDENCIES = ("arena_api.core.categories", "arena_api.core.errors")
 
 # package -> top-level imports it may use besides the standard library
 RULES: dict[str, tuple[str, ...]] = {
-    "arena_api/core": ("pydantic", "arena_api.core"),
-    "arena_api/protocols": ("pydantic", "arena_api.core", "arena_api.protocols"),
+    # typing_extensions (pydantic's own dependency): its TypedDict, which pydantic needs on 3.11.
+    "arena_api/core": ("pydantic", "typing_extensions", "arena_api.core"),
+    "arena_api/protocols": (
+        "pydantic",
+        "typing_extensions",
+        "arena_api.core",
+        "arena_api.protocols",
+    ),
     "arena_api/providers": (
         "aiohttp",
         "arena_api.core",
         "arena_api.providers",
         "arena_api.settings",
     ),
+    # Thin endpoints: no SQL, no driver; what they need of the database is a service's port.
     "arena_api/routes": (
         "starlette",
         "sse_starlette",
-        "sqlalchemy",
         "arena_api.core",
         "arena_api.services",
         "arena_api.protocols",
         "arena_api.routes",
-        "arena_api.db.migrations",
         "arena_api.openapi",
+    ),
+    # The use cases reach the database, providers and Redis through ports (``core.ports``, the
+    # container's): no SQL, no driver, no HTTP client or framework, no adapter package.
+    "arena_api/services": (
+        "pydantic",
+        "arena_api.core",
+        "arena_api.services",
+        "arena_api.settings",
+        "arena_api.suites",
+        "arena_api.metrics",
+        "pyarrow",  # the export's Parquet writer (a file format, optional)
     ),
     # The OpenAPI document is built from the core's models and the protocols' registry alone.
     "arena_api/openapi": (

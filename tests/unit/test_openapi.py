@@ -6,11 +6,17 @@ from typing import Any
 
 import pytest
 from openapi_spec_validator import validate
+from pydantic import TypeAdapter
 from starlette.routing import Route
 
 import arena_api.openapi
 from arena_api.app import api_routes
+from arena_api.core.responses import ErrorBody
 from arena_api.openapi import build_document, document_bytes
+from arena_api.protocols.ag_ui import RunAgentInput
+from arena_api.protocols.openai_sse import ChatCompletionsRequest, StreamError
+from arena_api.protocols.openai_text import ChatCompletion
+from arena_api.protocols.vercel_ai import UseChatRequest
 from arena_api.routes import errors
 
 #: Routes that are no operation of the API: ``arena serve``'s own drain call.
@@ -86,3 +92,19 @@ def test_the_package_exports_what_it_means_to() -> None:
         "build_document",
         "document_bytes",
     ]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [RunAgentInput, ChatCompletionsRequest, UseChatRequest, ErrorBody, ChatCompletion, StreamError],
+    ids=lambda schema: schema.__name__,
+)
+def test_a_body_is_documented_by_the_schema_its_code_parses_or_builds_it_with(
+    document: dict[str, Any], schema: Any
+) -> None:
+    own = TypeAdapter(schema).json_schema(ref_template="#/components/schemas/{model}")
+
+    documented = document["components"]["schemas"][schema.__name__]
+
+    assert documented["properties"].keys() == own["properties"].keys()
+    assert documented.get("required") == own.get("required")
