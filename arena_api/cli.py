@@ -547,13 +547,14 @@ async def _export(
     include_text: bool,
     parquet: bool,
 ) -> int:
+    from arena_api.db.export import PostgresVoteRows
     from arena_api.db.repository import create_pool
     from arena_api.services.export import VoteExport
 
     to_stdout = path is None  # then only the votes go there; the messages go to stderr
     pool = await create_pool(url, max_size=2)
     try:
-        export = VoteExport(pool, salt)
+        export = VoteExport(PostgresVoteRows(pool, salt))
         total = await export.count(since, until)
         with click.progressbar(
             length=total,
@@ -595,9 +596,9 @@ def suite_list() -> None:
 
 
 async def _run_suite(settings: Settings, name: str) -> tuple[str, str]:
-    from arena_api.app import open_services  # the whole server's wiring: only when running
+    from arena_api.bootstrap import bootstrap  # the whole server's wiring: only when running
 
-    async with open_services(settings, serving=False) as services:
+    async with bootstrap(settings, serving=False) as services:
         run_id = await services.suites.create(name)
         total = len(services.suites.list_prompts(name))
         with click.progressbar(length=total, label=f"suite {name}", show_pos=True) as bar:

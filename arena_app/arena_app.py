@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 from collections.abc import AsyncIterator
 
 import reflex as rx
 
-from arena_api.app import services_lifespan
+from arena_api.app import create_api, services_lifespan
 from arena_app import routes
-from arena_app.backend import api, services
-from arena_app.live import feeds, live_app
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
 from arena_app.pages.shared import shared_matchup
@@ -22,28 +19,24 @@ from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.shared import SharedState
 from arena_app.state.suites import SuitesState
 
+# Reflex needs the API's Starlette app now, to mount itself under it; its services are built
+# only when the server starts (``serve_api``).
+api = create_api()
+
 
 @contextlib.asynccontextmanager
-async def open_services() -> AsyncIterator[None]:
-    """Lifespan task: the API's services live exactly as long as the Reflex server.
-
-    Once they are open, everything start-up built (modules, pages, pools, caches) is frozen out
-    of the garbage collector's reach. It lives as long as the process, yet each full collection
-    walked all of it: pauses of about 100 ms, several a minute while streaming, each one
-    stalling every stream in the process.
-    """
+async def serve_api() -> AsyncIterator[None]:
+    """Lifespan task: the API's services (``bootstrap``) live exactly as long as the Reflex
+    server. A mounted app's own lifespan never runs, so the Reflex one runs it; it also tunes
+    the garbage collector, once this module's pages are built too."""
     async with services_lifespan(api):
-        # With several replicas, the page's feed request may reach another one.
-        feeds.share(services().feed_store)
-        gc.collect()
-        gc.freeze()
         yield
 
 
-# The API answers first, then the live feeds, then Reflex (each mounts the one before it): the
-# API's middleware (access control above all) sees every request, the UI's and its sockets too.
-app = rx.App(api_transformer=[live_app, api], stylesheets=["/arena.css"])
-app.register_lifespan_task(open_services)
+# The API answers first, then Reflex (the API mounts it): the API's middleware (access control
+# above all) sees every request, the UI's, its sockets and the live feeds too.
+app = rx.App(api_transformer=api, stylesheets=["/arena.css"])
+app.register_lifespan_task(serve_api)
 app.add_page(
     index,
     route=routes.ARENA,

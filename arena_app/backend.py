@@ -1,14 +1,33 @@
-"""The process's API app and its services, as the Reflex states reach them (in-process)."""
+"""How the Reflex states reach the services, in-process and typed.
+
+Nothing is built here: ``arena_app.arena_app`` creates the API app that Reflex mounts, and that
+app's lifespan (``arena_api.app.services_lifespan``, run as a Reflex lifespan task) opens the
+services with ``bootstrap``. A state reads them from the running app when an event needs them.
+"""
 
 from __future__ import annotations
 
-from arena_api.app import Services, create_api
+from arena_api.routes._request import opened_services
+from arena_api.services.container import Services
 
-__all__ = ["api", "services"]
+__all__ = ["ServicesNotOpen", "services"]
 
-api = create_api()
+
+class ServicesNotOpen(RuntimeError):
+    """An event came before the app's lifespan opened the services (or after it closed them)."""
 
 
 def services() -> Services:
-    """The services opened by the Reflex lifespan (see ``arena_app.arena_app``)."""
-    return api.state.services  # type: ignore[no-any-return]
+    """The services the running app's lifespan opened.
+
+    Raises:
+        ServicesNotOpen: the lifespan has not opened them.
+    """
+    # The app module imports the pages and their states, so it is read when an event runs, not
+    # when this module is imported.
+    from arena_app.arena_app import api
+
+    opened = opened_services(api)
+    if opened is None:
+        raise ServicesNotOpen("the services are not open: the app's lifespan has not started")
+    return opened

@@ -1,12 +1,12 @@
 // The words of a streaming answer that its Markdown does not hold yet, as plain text.
 //
-// The arena state sends an answer's Markdown when a line ends (and a few times a second while
-// its words hold Markdown syntax), with `folded`: how much of the answer (in UTF-16 code units)
-// it holds. Every token comes sooner through the round's live feed (arena_app/live.py, its URL
-// in `feed`), an EventSource shared by the round's two tails; a tail shows its slot's text from
-// `folded` on. Either may run ahead of the other: the Markdown never repeats or skips a word,
-// only the plain-text tail grows or shrinks. Without the feed the tail stays empty and the
-// answer still grows with its Markdown.
+// The arena state sends an answer's Markdown when a line ends (and a few times a second while its
+// words hold Markdown syntax), with `folded`: how much of the answer (in UTF-16 code units) it
+// holds. Every token comes sooner through the round's live feed (arena_api/services/live_feeds.py,
+// its URL in `feed`), an EventSource shared by the round's two tails; a tail shows its slot's text
+// from `folded` on. Either may run ahead of the other: the Markdown never repeats or skips a word,
+// only the plain-text tail grows or shrinks. Without the feed the tail stays empty and the answer
+// still grows with its Markdown.
 //
 // The answer's box has a fixed height and scrolls (assets/arena.css), so a word that lengthens
 // it lays out that box alone, not the page. While the reader is at its bottom, the box follows

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from arena_api.db.categories import backfill_categories  # noqa: E402
 from arena_api.db.demo import DemoOptions, seed_demo  # noqa: E402
 from arena_api.db.engine import create_engine, embedded_postgres  # noqa: E402
-from arena_api.db.export import stream_votes  # noqa: E402
+from arena_api.db.export import PostgresVoteRows, stream_votes  # noqa: E402
 from arena_api.db.migrations import upgrade  # noqa: E402
 from arena_api.db.repository import create_pool, seed_roster  # noqa: E402
 from arena_api.language import detect_language  # noqa: E402
@@ -102,7 +102,7 @@ async def _floor(pool: asyncpg.Pool, include_text: bool) -> int:
 
 async def _run(url: str, folder: Path) -> bool:
     pool = await create_pool(url, max_size=2)
-    export = VoteExport(pool, SALT)
+    export = VoteExport(PostgresVoteRows(pool, SALT))
     ok = True
     try:
         print(

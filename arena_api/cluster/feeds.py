@@ -1,10 +1,10 @@
 """Live feeds across replicas: the text of a streaming round, readable from any replica.
 
-The page's ``EventSource`` for a round's live feed (``arena_app.live``) may reach a replica that
-does not run the round. So with ``REDIS_URL`` the replica that runs it also appends the text to a
-Redis stream (``arena:feed:<ticket>``), at most every ``FLUSH_S`` (one ``XADD`` of all the text
-that came meanwhile, so a fast pair of models costs tens of writes a second, not hundreds), and an
-``end`` entry when the round ends, after which the stream expires with the feed's grace period.
+The page's ``EventSource`` for a round's live feed (``arena_api.services.live_feeds``) may reach a
+replica that does not run the round. So with ``REDIS_URL`` the replica that runs it also appends the
+text to a Redis stream (``arena:feed:<ticket>``), at most every ``FLUSH_S`` (one ``XADD`` of all the
+text that came meanwhile, so a fast pair of models costs tens of writes a second, not hundreds), and
+an ``end`` entry when the round ends, after which the stream expires with the feed's grace period.
 Another replica answers the page from the stream: the text so far, then each entry as it comes.
 
 A replica that follows a feed from the stream marks it followed (``arena:feed:<ticket>:followed``),

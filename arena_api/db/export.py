@@ -16,7 +16,7 @@ import asyncpg
 
 from arena_api.core.sides import sql_winner_slot
 
-__all__ = ["EXPORT_COLUMNS", "TEXT_COLUMNS", "count_votes", "stream_votes"]
+__all__ = ["EXPORT_COLUMNS", "TEXT_COLUMNS", "PostgresVoteRows", "count_votes", "stream_votes"]
 
 #: The columns of a row, in order (``TEXT_COLUMNS`` only with the prompts and answers).
 EXPORT_COLUMNS = (
@@ -117,3 +117,25 @@ async def stream_votes(
                 rows = []
         if rows:
             yield rows
+
+
+class PostgresVoteRows:
+    """The vote rows of ``VoteExport`` (its ``VoteRows`` port), sessions hashed with ``salt``."""
+
+    def __init__(self, pool: asyncpg.Pool, salt: bytes) -> None:
+        self._pool = pool
+        self._salt = salt
+
+    def columns(self, *, include_text: bool) -> tuple[str, ...]:
+        """The columns of a row, in order."""
+        return (*EXPORT_COLUMNS, *(TEXT_COLUMNS if include_text else ()))
+
+    async def count(self, since: datetime | None, until: datetime | None) -> int:
+        return await count_votes(self._pool, since, until)
+
+    def batches(
+        self, since: datetime | None, until: datetime | None, *, include_text: bool
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        return stream_votes(
+            self._pool, since=since, until=until, include_text=include_text, salt=self._salt
+        )

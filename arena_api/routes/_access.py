@@ -32,6 +32,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena_api.core.errors import ArenaError
+from arena_api.routes._request import opened_services
 from arena_api.routes.chat import in_band_failure, select
 from arena_api.routes.errors import error_response
 from arena_api.services.access import AccessService
@@ -139,7 +140,7 @@ class AccessControl:
             else:
                 await self.app(scope, receive, send)
             return
-        services = getattr(scope["app"].state, "services", None)
+        services = opened_services(scope["app"])
         if services is None:  # still starting: nothing can be checked yet, so nothing passes
             await self._refuse(scope, receive, send, 503, "starting")
             return

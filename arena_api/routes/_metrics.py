@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena_api.routes._ratelimit import limited_route
+from arena_api.routes._request import opened_services
 
 __all__ = ["RequestMetrics"]
 
@@ -14,7 +15,7 @@ class RequestMetrics:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        services = getattr(scope["app"].state, "services", None)
+        services = opened_services(scope["app"])
         if scope["type"] != "http" or services is None:
             await self.app(scope, receive, send)
             return

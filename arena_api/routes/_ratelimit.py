@@ -11,6 +11,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena_api.core.ratelimit import refusal_message
+from arena_api.routes._request import opened_services
 from arena_api.routes.errors import error_response
 
 __all__ = ["GROUPS", "JUDGE_ROUTE", "RateLimits", "limited_route"]
@@ -50,7 +51,7 @@ class RateLimits:
             else None
         )
         group = limited[0] if limited else None
-        services = getattr(scope["app"].state, "services", None) if group else None
+        services = opened_services(scope["app"]) if group else None
         if group is None or services is None or not services.limiter.enabled:
             await self.app(scope, receive, send)
             return

@@ -16,22 +16,28 @@ A JSON body is read under these rules (every POST route):
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import uuid
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 
 from arena_api.core.errors import ArenaError, InvalidRequest
+from arena_api.services.container import Services
 
 __all__ = [
     "MAX_BODY_BYTES",
     "MAX_JSON_DEPTH",
     "MAX_JSON_VALUES",
     "TooDeep",
+    "attach_services",
+    "detach_services",
+    "opened_services",
     "parse_json",
     "read_json",
+    "services_of",
     "uuid_param",
 ]
 
@@ -103,7 +109,7 @@ async def read_json(request: Request, *, max_bytes: int | None = None) -> Any:
         InvalidRequest: the body is not JSON.
     """
     if max_bytes is None:
-        services = getattr(request.app.state, "services", None)
+        services = opened_services(request.app)
         max_bytes = services.settings.max_body_bytes if services else MAX_BODY_BYTES
     content_type = request.headers.get("content-type")
     if not _is_json(content_type):
@@ -136,3 +142,35 @@ def uuid_param(request: Request, name: str) -> uuid.UUID:
         raise InvalidRequest(
             f"{name} must be a UUID", details={name: ["not a valid UUID"]}
         ) from None
+
+
+# -- the services -------------------------------------------------------------------------------
+
+
+def attach_services(app: Any, services: Services) -> None:
+    """Give ``app`` (the API's Starlette app) the services its lifespan opened."""
+    app.state.services = services
+
+
+def detach_services(app: Any) -> None:
+    """The services of ``app`` are closing: requests find none from now on."""
+    with contextlib.suppress(AttributeError):
+        del app.state.services
+
+
+def opened_services(app: Any) -> Services | None:
+    """The services of ``app`` (an ASGI scope's ``app``), or ``None`` while it is starting."""
+    services = getattr(getattr(app, "state", None), "services", None)
+    return services if isinstance(services, Services) else None
+
+
+def services_of(connection: HTTPConnection) -> Services:
+    """The services of the app a request or a socket reached.
+
+    Raises:
+        RuntimeError: the app's lifespan has not opened them (a server still starting).
+    """
+    services = opened_services(connection.app)
+    if services is None:
+        raise RuntimeError("the services are not open: the app's lifespan has not started")
+    return services

@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.views import ActivityBucket, CostBucket, View, Votes
+from arena_api.routes._request import services_of
 from arena_api.services import ReadService
 from arena_api.services.reads import check_category, check_votes
 
@@ -43,7 +44,7 @@ def _json(view: View) -> Response:
 
 
 def _reads(request: Request) -> ReadService:
-    return request.app.state.services.reads  # type: ignore[no-any-return]
+    return services_of(request).reads
 
 
 def parse_since(params: QueryParams, name: str = "since") -> datetime | None:

@@ -12,18 +12,18 @@ from arena_api.core.boards import parse_board
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.populations import HUMAN
 from arena_api.core.requests import VoteRequest, parse_command
-from arena_api.routes._request import read_json, uuid_param
+from arena_api.routes._request import read_json, services_of, uuid_param
 from arena_api.services import ArenaService, ReadService
 
 __all__ = ["routes"]
 
 
 def _arena(request: Request) -> ArenaService:
-    return request.app.state.services.arena  # type: ignore[no-any-return]
+    return services_of(request).arena
 
 
 def _reads(request: Request) -> ReadService:
-    return request.app.state.services.reads  # type: ignore[no-any-return]
+    return services_of(request).reads
 
 
 async def vote(request: Request) -> JSONResponse:

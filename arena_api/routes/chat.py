@@ -31,7 +31,7 @@ from arena_api.core.events import RunError
 from arena_api.protocols import EventAdapter, Protocol, get_protocol, parse_chat_body
 from arena_api.protocols import select_protocol as select
 from arena_api.protocols.openai_text import OpenAiTextStream, completion_body, read_chat_call
-from arena_api.routes._request import read_json
+from arena_api.routes._request import read_json, services_of
 from arena_api.services import (
     ArenaService,
     CompletionReply,
@@ -51,7 +51,7 @@ _UNREAD = object()
 
 
 def _arena(request: Request) -> ArenaService:
-    return request.app.state.services.arena  # type: ignore[no-any-return]
+    return services_of(request).arena
 
 
 def _stream_headers(adapter: EventAdapter) -> dict[str, str]:
@@ -143,12 +143,12 @@ async def chat(request: Request) -> Response:
 
 
 def _front(request: Request) -> OpenAiChatService:
-    return request.app.state.services.chat  # type: ignore[no-any-return]
+    return services_of(request).chat
 
 
 async def chat_completions(request: Request) -> Response:
     body = await read_json(request)
-    settings = request.app.state.services.settings
+    settings = services_of(request).settings
     call = read_chat_call(
         body,
         chat_id=request.headers.get(settings.chat_id_header),

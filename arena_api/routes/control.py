@@ -12,7 +12,7 @@ from typing import Any
 from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arena_api.routes._request import parse_json
+from arena_api.routes._request import parse_json, services_of
 from arena_api.services import ArenaService
 
 __all__ = ["MAX_FRAME_CHARS", "routes"]
@@ -71,7 +71,7 @@ async def _reply(arena: ArenaService, text: str) -> dict[str, Any]:
 
 
 async def control(websocket: WebSocket) -> None:
-    arena: ArenaService = websocket.app.state.services.arena
+    arena = services_of(websocket).arena
     await websocket.accept()
     try:
         while True:

@@ -13,8 +13,8 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import InvalidRequest
+from arena_api.routes._request import services_of
 from arena_api.routes.analytics import parse_since
-from arena_api.services.export import VoteExport
 
 __all__ = ["routes"]
 
@@ -27,7 +27,7 @@ async def export_votes(request: Request) -> Response:
         raise InvalidRequest(
             "includeText must be true or false", details={"includeText": ["true or false"]}
         )
-    export: VoteExport = request.app.state.services.export
+    export = services_of(request).export
     return StreamingResponse(
         export.jsonl(since, until, include_text=include == "true"),
         media_type="application/x-ndjson",

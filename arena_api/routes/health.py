@@ -6,44 +6,41 @@ from __future__ import annotations
 
 import time
 
-from sqlalchemy import text
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from arena_api.db.migrations import current_revision, head_revision
+from arena_api.core.responses import Health, MigrationState
+from arena_api.routes._request import services_of
 
 __all__ = ["routes"]
 
 
 async def health(request: Request) -> JSONResponse:
-    services = request.app.state.services
-    head = head_revision()
-    try:
-        async with services.engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
-        current = await current_revision(services.engine)
-        # The models that can answer; 0 or 1 is a setup to finish (the page says how), not a
-        # fault to restart for, so it does not make the server unhealthy.
-        models: int | None = await services.arena.usable_models()
-        reachable = True
-    except Exception:  # any driver or network failure means "not reachable" here
-        current, models, reachable = None, None, False
+    services = services_of(request)
+    database = await services.database.check()
+    reachable, current, head = database.reachable, database.current, database.head
+    models: int | None = None
+    if reachable:
+        try:
+            # The models that can answer; 0 or 1 is a setup to finish (the page says how), not
+            # a fault to restart for, so it does not make the server unhealthy.
+            models = await services.arena.usable_models()
+        except Exception:  # any driver or network failure means "not reachable" here
+            current, models, reachable = None, None, False
     draining = services.arena.draining
     redis = None if services.cluster is None else await services.cluster.reachable()
     healthy = reachable and current == head and not draining and redis is not False
-    body: dict[str, object] = {
-        # A load balancer stops sending work to a server that is shutting down.
-        "status": "shutting_down" if draining else "ok" if healthy else "degraded",
-        "database": "reachable" if reachable else "unreachable",
-        "migration": {"current": current, "head": head},
-        "models": models,
-        "version": services.version,
-        "uptimeSeconds": round(time.time() - services.started_at, 3),
-    }
-    if redis is not None:
-        body["redis"] = "reachable" if redis else "unreachable"
-    return JSONResponse(body, status_code=200 if healthy else 503)
+    body = Health(
+        status="shutting_down" if draining else "ok" if healthy else "degraded",
+        database="reachable" if reachable else "unreachable",
+        migration=MigrationState(current=current, head=head),
+        models=models,
+        version=services.version,
+        uptime_seconds=round(time.time() - services.started_at, 3),
+        redis=None if redis is None else "reachable" if redis else "unreachable",
+    )
+    return JSONResponse(body.body(), status_code=200 if healthy else 503)
 
 
 routes: list[BaseRoute] = [Route("/health", health, methods=["GET", "HEAD"], name="health")]

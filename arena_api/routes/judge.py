@@ -11,14 +11,14 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.requests import JudgeRequest, parse_command
-from arena_api.routes._request import read_json, uuid_param
+from arena_api.routes._request import read_json, services_of, uuid_param
 from arena_api.services.judge import JudgeService
 
 __all__ = ["routes"]
 
 
 def _judge(request: Request) -> JudgeService:
-    return request.app.state.services.judge  # type: ignore[no-any-return]
+    return services_of(request).judge
 
 
 async def ask_judge(request: Request) -> JSONResponse:

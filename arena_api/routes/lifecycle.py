@@ -14,6 +14,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from arena_api.routes._request import services_of
+from arena_api.routes.errors import error_response
+
 __all__ = ["INTERNAL_TOKEN", "routes"]
 
 #: The variable ``arena serve`` hands its server: the token of ``POST /_arena/drain``.
@@ -24,8 +27,8 @@ async def drain(request: Request) -> JSONResponse:
     token = os.environ.get(INTERNAL_TOKEN)
     offered = request.headers.get("x-arena-internal", "")
     if not token or not hmac.compare_digest(offered.encode(), token.encode()):
-        return JSONResponse({"error": "Not found", "code": "not_found"}, status_code=404)
-    services = request.app.state.services
+        return error_response(404, "not_found", "Not found")
+    services = services_of(request)
     await services.suites.close()  # its runs stop whole prompts, resumable, before rounds stop
     stopped = await services.arena.drain(services.settings.shutdown_grace_s)
     return JSONResponse({"status": "drained", "roundsStopped": stopped})

@@ -26,7 +26,7 @@ from arena_api.routes._access import (
     SESSION_COOKIE,
     read_cookies,
 )
-from arena_api.routes._request import read_json
+from arena_api.routes._request import read_json, services_of
 from arena_api.routes.errors import error_response
 from arena_api.services.access import AccessService, SignedIn
 
@@ -122,8 +122,7 @@ def _login_page(next_path: str, error: str | None = None, status: int = 200) -> 
 
 
 def _access(request: Request) -> AccessService:
-    access: AccessService = request.app.state.services.access
-    return access
+    return services_of(request).access
 
 
 async def _read_form(request: Request) -> dict[str, str]:

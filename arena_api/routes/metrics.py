@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from arena_api.routes._request import services_of
 from arena_api.routes.errors import error_response
 
 __all__ = ["routes"]
@@ -16,7 +17,7 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
 async def metrics(request: Request) -> Response:
-    services = request.app.state.services
+    services = services_of(request)
     token = services.settings.metrics_token
     if token is not None:
         offered = request.headers.get("authorization", "").removeprefix("Bearer ").strip()

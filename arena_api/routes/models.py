@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
+from arena_api.routes._request import services_of
 from arena_api.services import ModelCard, OpenAiChatService
 
 __all__ = ["routes"]
@@ -32,11 +33,11 @@ def _model_object(card: ModelCard, created: int) -> dict[str, object]:
 
 
 def _chat(request: Request) -> OpenAiChatService:
-    return request.app.state.services.chat  # type: ignore[no-any-return]
+    return services_of(request).chat
 
 
 async def model_list(request: Request) -> JSONResponse:
-    created = int(request.app.state.services.started_at)
+    created = int(services_of(request).started_at)
     data = [_model_object(card, created) for card in await _chat(request).models()]
     return JSONResponse({"object": "list", "data": data})
 
@@ -44,7 +45,7 @@ async def model_list(request: Request) -> JSONResponse:
 async def model(request: Request) -> JSONResponse:
     """One listed model (``client.models.retrieve``); JSON 404 otherwise."""
     card = await _chat(request).model(request.path_params["model_id"])
-    return JSONResponse(_model_object(card, int(request.app.state.services.started_at)))
+    return JSONResponse(_model_object(card, int(services_of(request).started_at)))
 
 
 routes: list[BaseRoute] = [

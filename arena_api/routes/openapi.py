@@ -11,14 +11,13 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from arena_api.openapi import document_bytes
+from arena_api.routes._request import services_of
 
 __all__ = ["routes"]
 
 
 async def openapi(request: Request) -> Response:
-    return Response(
-        document_bytes(request.app.state.services.version), media_type="application/json"
-    )
+    return Response(document_bytes(services_of(request).version), media_type="application/json")
 
 
 routes: list[BaseRoute] = [Route("/openapi.json", openapi, methods=["GET"], name="openapi")]

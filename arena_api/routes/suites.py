@@ -13,14 +13,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from arena_api.routes._request import uuid_param
+from arena_api.routes._request import services_of, uuid_param
 from arena_api.services.suites import SuiteService
 
 __all__ = ["routes"]
 
 
 def _suites(request: Request) -> SuiteService:
-    return request.app.state.services.suites  # type: ignore[no-any-return]
+    return services_of(request).suites
 
 
 async def list_suites(request: Request) -> JSONResponse:

@@ -18,14 +18,23 @@ import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import asyncpg
+from typing import Any, BinaryIO, Protocol
 
 from arena_api.core.errors import ArenaError
-from arena_api.db.export import EXPORT_COLUMNS, TEXT_COLUMNS, count_votes, stream_votes
 
-__all__ = ["VoteExport", "row_json"]
+__all__ = ["VoteExport", "VoteRows", "row_json"]
+
+
+class VoteRows(Protocol):
+    """Every vote as one flat row, in vote order (``arena_api.db.export.PostgresVoteRows``)."""
+
+    def columns(self, *, include_text: bool) -> tuple[str, ...]: ...
+
+    async def count(self, since: datetime | None, until: datetime | None) -> int: ...
+
+    def batches(
+        self, since: datetime | None, until: datetime | None, *, include_text: bool
+    ) -> AsyncIterator[list[dict[str, Any]]]: ...
 
 
 def _plain(value: object) -> object:
@@ -43,19 +52,16 @@ def row_json(row: dict[str, Any]) -> bytes:
 
 
 class VoteExport:
-    def __init__(self, pool: asyncpg.Pool, salt: bytes) -> None:
-        self._pool = pool
-        self._salt = salt
+    def __init__(self, rows: VoteRows) -> None:
+        self._rows = rows
 
     async def count(self, since: datetime | None, until: datetime | None) -> int:
-        return await count_votes(self._pool, since, until)
+        return await self._rows.count(since, until)
 
     def batches(
         self, since: datetime | None, until: datetime | None, *, include_text: bool
     ) -> AsyncIterator[list[dict[str, Any]]]:
-        return stream_votes(
-            self._pool, since=since, until=until, include_text=include_text, salt=self._salt
-        )
+        return self._rows.batches(since, until, include_text=include_text)
 
     async def jsonl(
         self, since: datetime | None, until: datetime | None, *, include_text: bool
@@ -89,7 +95,7 @@ class VoteExport:
             ArenaError: Parquet without ``pyarrow`` installed.
         """
         written = 0
-        columns = (*EXPORT_COLUMNS, *(TEXT_COLUMNS if include_text else ()))
+        columns = self._rows.columns(include_text=include_text)
         if parquet:
             writer = _ParquetWriter(target, columns)
             try:

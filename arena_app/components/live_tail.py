@@ -1,5 +1,5 @@
-"""The plain-text tail of a streaming answer, fed by the round's live feed (``arena_app.live``);
-its code is ``assets/live_tail.jsx``."""
+"""The plain-text tail of a streaming answer, fed by the round's live feed
+(``arena_api.services.live_feeds``); its code is ``assets/live_tail.jsx``."""
 
 from __future__ import annotations
 

@@ -28,17 +28,17 @@ from arena_api.core.ratelimit import refusal_message
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
 from arena_api.core.views import RevealedModels
 from arena_api.services import RoundOptions
+from arena_api.services.live_feeds import LiveFeed
 from arena_app.backend import services
 from arena_app.formatting import dollars
-from arena_app.live import LiveFeed, feeds
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.pane_text import freeze_blocks, shows_as_typed
 
 # Each answer streams into a state of its own (``PaneAState``, ``PaneBState``), so that a flush
 # re-renders one pane, not the page. Every token reaches the page at once through the round's
-# live feed (``arena_app.live``); the state takes the words into the answer's Markdown when its
-# line ends, a status comes or ``FOLD_S`` has passed and the words would look different as
-# Markdown, at most once per ``FRAME_S``.
+# live feed (``arena_api.services.live_feeds``); the state takes the words into the answer's
+# Markdown when its line ends, a status comes or ``FOLD_S`` has passed and the words would look
+# different as Markdown, at most once per ``FRAME_S``.
 FRAME_S = 0.02
 FOLD_S = 0.25
 TAIL_CHARS = 1024
@@ -316,6 +316,7 @@ class ArenaState(rx.State):
             if self.mode == "named":
                 body |= {"mode": "named", "models": [self.named_a, self.named_b]}
             # The page follows the feed while the round starts, so that no token waits for it.
+            feeds = services().feeds
             feed = feeds.open()
             self.live_feed = feed.url
         try:
@@ -358,6 +359,7 @@ class ArenaState(rx.State):
         shows changes with them before, and a delta of this state re-renders most of the page
         beside the first tokens. A round that cannot be voted on applies them at once, to hide
         the vote bar, and so does a named round, to show its models' names."""
+        feeds = services().feeds
         pending: dict[str, list[str]] = {slot: [] for slot in SLOTS}
         lines_ended: set[str] = set()  # slots whose pending text ends a line
         line_start: dict[str, bool] = dict.fromkeys(SLOTS, True)  # its Markdown ends a line

@@ -17,6 +17,7 @@ from starlette.applications import Starlette
 from arena_api.app import create_api
 from arena_api.db.repository import seed_roster
 from arena_api.roster import Roster, RosterModel, load_roster
+from arena_api.routes._request import opened_services
 from arena_api.services import ArenaService
 from tests.support import ROOT, ServerThread, free_port, make_settings, parse_sse
 
@@ -33,7 +34,9 @@ class Arena:
     @property
     def service(self) -> ArenaService:
         """The server's ArenaService (for white-box checks such as leak counts)."""
-        return self.app.state.services.arena  # type: ignore[no-any-return]
+        services = opened_services(self.app)
+        assert services is not None, "the server's lifespan has not opened its services"
+        return services.arena
 
     async def chat(self, **body: Any) -> tuple[httpx.Response, list[tuple[str, dict[str, Any]]]]:
         body.setdefault("prompt", "Explain JWTs in simple terms")

@@ -1,4 +1,5 @@
-"""The live feeds of the arena page (``arena_app.live``) over a real HTTP server and socket."""
+"""The live feeds of the arena page (``arena_api.services.live_feeds``, served by
+``arena_api.routes.live``) over a real HTTP server and socket."""
 
 from __future__ import annotations
 
@@ -11,17 +12,37 @@ import httpx
 import pytest
 import uvicorn
 from redis.asyncio import Redis
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from arena_api.cluster.feeds import FLUSH_S, RedisFeeds
-from arena_app.live import LiveFeeds, feeds, live_app
+from arena_api.routes.live import feed_response
+from arena_api.services.live_feeds import FEED_PATH, LiveFeeds
 from tests.support import free_port
 
 
+@pytest.fixture
+def feeds() -> LiveFeeds:
+    """The feeds of the process under test (``Services.feeds``)."""
+    return LiveFeeds()
+
+
+def _feed_app(feeds: LiveFeeds) -> Starlette:
+    """The feed route of ``arena_api.routes.live``, answering from ``feeds``."""
+
+    async def follow(request: Request) -> Response:
+        return await feed_response(feeds, request)
+
+    return Starlette(routes=[Route(FEED_PATH, follow, methods=["GET"])])
+
+
 @contextlib.asynccontextmanager
-async def _serving() -> AsyncIterator[str]:
-    """``live_app`` on a loopback port, in this event loop (feeds are not thread-safe)."""
+async def _serving(feeds: LiveFeeds) -> AsyncIterator[str]:
+    """The feed route on a loopback port, in this event loop (feeds are not thread-safe)."""
     port = free_port()
-    config = uvicorn.Config(live_app, host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(_feed_app(feeds), host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:  # noqa: ASYNC110 (uvicorn offers no event to wait on)
@@ -46,11 +67,13 @@ def _texts(body: str) -> tuple[dict[str, str], list[str]]:
     return texts, names
 
 
-async def test_a_follower_gets_the_text_so_far_then_each_piece_until_the_round_ends() -> None:
+async def test_a_follower_gets_the_text_so_far_then_each_piece_until_the_round_ends(
+    feeds: LiveFeeds,
+) -> None:
     feed = feeds.open()
     feed.append("A", "Hel")
     feed.append("B", "## Wor")
-    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+    async with _serving(feeds) as url, httpx.AsyncClient(base_url=url) as client:
         async with client.stream("GET", feed.url) as response:
             assert response.status_code == 200
             assert response.headers["content-type"].startswith("text/event-stream")
@@ -68,11 +91,13 @@ async def test_a_follower_gets_the_text_so_far_then_each_piece_until_the_round_e
     assert "after the end" not in body
 
 
-async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slot() -> None:
+async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slot(
+    feeds: LiveFeeds,
+) -> None:
     feed = feeds.open()
     for word in ("one ", "two ", "three"):
         feed.append("B", word)
-    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+    async with _serving(feeds) as url, httpx.AsyncClient(base_url=url) as client:
         async with client.stream("GET", feed.url) as response:
             chunks = response.aiter_text()
             first = await anext(chunks)
@@ -87,11 +112,12 @@ async def test_a_page_that_follows_late_gets_the_whole_text_in_one_frame_per_slo
 
 async def test_an_unknown_or_forgotten_ticket_is_a_404_with_a_code(
     monkeypatch: pytest.MonkeyPatch,
+    feeds: LiveFeeds,
 ) -> None:
     monkeypatch.setattr(feeds, "grace_s", 0)  # forgotten as it closes: no grace to wait out
     feed = feeds.open()
     feeds.close(feed)
-    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+    async with _serving(feeds) as url, httpx.AsyncClient(base_url=url) as client:
         for unknown in ("/_arena/live/no-such-ticket", feed.url):
             response = await client.get(unknown)
             assert response.status_code == 404
@@ -99,14 +125,16 @@ async def test_an_unknown_or_forgotten_ticket_is_a_404_with_a_code(
         assert (await client.post(feed.url)).status_code == 405
 
 
-async def test_a_follower_arriving_just_after_the_end_gets_the_text_and_the_end() -> None:
+async def test_a_follower_arriving_just_after_the_end_gets_the_text_and_the_end(
+    feeds: LiveFeeds,
+) -> None:
     """A round can end before the page's EventSource connects: no 404 in its console."""
     feed = feeds.open()
     feed.append("A", "all ")
     feed.append("A", "done")
     feeds.close(feed)
 
-    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+    async with _serving(feeds) as url, httpx.AsyncClient(base_url=url) as client:
         response = await client.get(feed.url)
 
     assert response.status_code == 200
@@ -115,9 +143,9 @@ async def test_a_follower_arriving_just_after_the_end_gets_the_text_and_the_end(
     assert len(feeds) == 0
 
 
-async def test_a_follower_that_leaves_does_not_disturb_the_others() -> None:
+async def test_a_follower_that_leaves_does_not_disturb_the_others(feeds: LiveFeeds) -> None:
     feed = feeds.open()
-    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+    async with _serving(feeds) as url, httpx.AsyncClient(base_url=url) as client:
         async with client.stream("GET", feed.url) as leaving:
             assert leaving.status_code == 200
         async with client.stream("GET", feed.url) as staying:
@@ -151,14 +179,11 @@ async def _replica_pair(redis_url: str) -> AsyncIterator[tuple[LiveFeeds, str]]:
     """Feeds of a replica that runs the rounds, and the URL of another one serving the pages,
     both sharing ``redis_url``."""
     redis = Redis.from_url(redis_url)
-    owner = LiveFeeds()
-    owner.share(RedisFeeds(redis))
-    feeds.share(RedisFeeds(redis))
+    owner = LiveFeeds(store=RedisFeeds(redis))
     try:
-        async with _serving() as url:
+        async with _serving(LiveFeeds(store=RedisFeeds(redis))) as url:
             yield owner, url
     finally:
-        feeds.share(None)
         await redis.aclose()
 
 
@@ -232,14 +257,28 @@ async def test_a_page_that_reconnects_to_another_replica_gets_only_what_it_has_n
     assert _last_id(resumed.text) == "11.5"
 
 
-async def test_a_page_that_reconnects_to_the_same_replica_gets_only_what_it_has_not_seen() -> None:
+async def test_a_page_that_reconnects_to_the_same_replica_gets_only_what_it_has_not_seen(
+    feeds: LiveFeeds,
+) -> None:
     feed = feeds.open()
     for slot, text in (("A", "Hello "), ("B", "ça "), ("A", "world"), ("B", "va")):
         feed.append(slot, text)
     feeds.close(feed)
-    async with _serving() as url, httpx.AsyncClient(base_url=url) as client:
+    async with _serving(feeds) as url, httpx.AsyncClient(base_url=url) as client:
         resumed = await client.get(feed.url, headers={"Last-Event-ID": "6.3"})
         garbled = await client.get(feed.url, headers={"Last-Event-ID": "x.y"})
 
     assert _texts(resumed.text)[0] == {"A": "world", "B": "va"}
     assert _texts(garbled.text)[0] == {"A": "Hello world", "B": "ça va"}
+
+
+async def test_the_api_serves_the_feeds_of_its_services(api_url: str) -> None:
+    """The API app (the one Reflex mounts) answers the feed path from ``Services.feeds``."""
+    async with httpx.AsyncClient(base_url=api_url) as client:
+        response = await client.get("/_arena/live/no-such-ticket")
+
+    assert response.status_code == 404
+    assert response.json() == {
+        "error": "No round is streaming under this ticket",
+        "code": "feed_not_found",
+    }

@@ -10,10 +10,14 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from arena_api.app import build_arena
+from arena_api.bootstrap import build_arena
 from arena_api.core.errors import RoundConfigError
-from arena_api.db.repository import create_pool, seed_roster
+from arena_api.core.ports import NoObserver
+from arena_api.db.repository import PostgresRepository, create_pool, seed_roster
+from arena_api.db.votes import PostgresVotes
+from arena_api.providers import build_registry
 from arena_api.roster import load_roster
+from arena_api.services.votes import VoteRecorder
 from tests.integration.arena_harness import serve_arena
 from tests.support import ROOT, make_settings
 
@@ -95,7 +99,12 @@ async def test_default_model_that_matches_nothing_fails_at_boot(
     )
     pool = await create_pool(database_url)
     async with httpx.AsyncClient() as http:
-        arena = build_arena(settings, db, pool, http)
+        arena = build_arena(
+            settings,
+            PostgresRepository(db, pool),
+            votes=VoteRecorder(PostgresVotes(pool), NoObserver()),
+            providers=build_registry(settings, http),
+        )
 
         with pytest.raises(RoundConfigError) as caught:
             await arena.start()

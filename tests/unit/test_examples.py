@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena_api.app import _load_examples
+from arena_api.bootstrap import _load_examples
 from arena_api.core.requests import MAX_PROMPT_CHARS
 from arena_api.examples import (
     BUILTIN_EXAMPLE_PROMPTS,
@@ -116,7 +116,7 @@ def test_the_server_logs_a_file_it_cannot_use_and_shows_the_builtin_examples(
     missing = tmp_path / "nowhere.txt"
     settings = load_settings({"ARENA_EXAMPLE_PROMPTS": str(missing)})
 
-    with caplog.at_level(logging.ERROR, logger="arena_api.app"):
+    with caplog.at_level(logging.ERROR, logger="arena_api.bootstrap"):
         prompts = _load_examples(settings)
 
     assert prompts == BUILTIN_EXAMPLE_PROMPTS

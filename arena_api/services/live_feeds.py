@@ -23,7 +23,10 @@ the end rather than a 404 in the page's console.
 
 Several replicas (``REDIS_URL``): the page's request may reach a replica that does not run the
 round. Each feed then also writes its text to a shared store (``arena_api.cluster.feeds``), and a
-replica that does not know a ticket answers from there (``LiveFeeds.share``).
+replica that does not know a ticket answers from there (the ``store`` of ``LiveFeeds``).
+
+The feeds are a service of the container ``bootstrap`` builds (``Services.feeds``): the arena
+state opens them, and the endpoint ``arena_api.routes.live`` serves them.
 """
 
 from __future__ import annotations
@@ -34,14 +37,9 @@ import secrets
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
-
 from arena_api.core.models import SLOTS
 
-__all__ = ["FEED_PATH", "LiveFeed", "LiveFeeds", "feeds", "live_app"]
+__all__ = ["FEED_PATH", "FeedMirror", "FeedStore", "LiveFeed", "LiveFeeds", "resume_point"]
 
 FEED_PATH = "/_arena/live/{ticket}"
 #: How long an ended feed still answers a follower (one that connected late) before it is forgotten.
@@ -153,14 +151,16 @@ class LiveFeeds:
     """The feeds of the rounds streaming in this process, by ticket (and, for
     ``grace_s``, of the rounds that just ended)."""
 
-    def __init__(self, grace_s: float = ENDED_GRACE_S) -> None:
+    def __init__(self, grace_s: float = ENDED_GRACE_S, store: FeedStore | None = None) -> None:
+        """Feeds of this process.
+
+        Args:
+            grace_s: how long an ended feed still answers a late follower.
+            store: where every feed is copied, and where tickets this process does not know
+                are answered from (``None``: this process alone).
+        """
         self._feeds: dict[str, LiveFeed] = {}
         self.grace_s = grace_s
-        self.store: FeedStore | None = None
-
-    def share(self, store: FeedStore | None) -> None:
-        """Copy every feed opened from now on to ``store``, and answer tickets this process
-        does not know from it (``None``: this process alone)."""
         self.store = store
 
     def open(self) -> LiveFeed:
@@ -172,6 +172,17 @@ class LiveFeeds:
 
     def get(self, ticket: str) -> LiveFeed | None:
         return self._feeds.get(ticket)
+
+    async def frames(self, ticket: str, seen: dict[str, int]) -> AsyncIterator[bytes] | None:
+        """What a page following ``ticket`` reads, past what it has ``seen``: the feed of this
+        process, else the one another replica shares; ``None`` if no feed has the ticket."""
+        feed = self._feeds.get(ticket)
+        if feed is not None:
+            return feed.follow(seen)
+        if self.store is None:
+            return None
+        pieces = await self.store.follow(ticket)
+        return None if pieces is None else _shared(pieces, seen)
 
     def close(self, feed: LiveFeed) -> None:
         """End ``feed``; its ticket is forgotten after ``grace_s`` (at once outside an event
@@ -196,9 +207,6 @@ class LiveFeeds:
         return sum(1 for feed in self._feeds.values() if not feed.ended)
 
 
-feeds = LiveFeeds()
-
-
 async def _shared(
     pieces: AsyncIterator[tuple[str, str]], seen: dict[str, int]
 ) -> AsyncIterator[bytes]:
@@ -211,27 +219,3 @@ async def _shared(
         if unseen:
             yield _frame(slot, unseen, sent)
     yield _END
-
-
-async def follow_feed(request: Request) -> Response:
-    ticket = request.path_params["ticket"]
-    seen = resume_point(request.headers.get("last-event-id"))
-    feed = feeds.get(ticket)
-    frames: AsyncIterator[bytes] | None = None if feed is None else feed.follow(seen)
-    if frames is None and feeds.store is not None:
-        pieces = await feeds.store.follow(ticket)
-        frames = None if pieces is None else _shared(pieces, seen)
-    if frames is None:
-        # The error body of the API's errors (the UI reaches no further into arena_api).
-        return JSONResponse(
-            {"error": "No round is streaming under this ticket", "code": "feed_not_found"},
-            status_code=404,
-        )
-    return StreamingResponse(
-        frames,
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-
-
-live_app = Starlette(routes=[Route(FEED_PATH, follow_feed, methods=["GET"])])
