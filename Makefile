@@ -68,8 +68,13 @@ lint: setup
 check: lint
 	$(PY) -m pytest -q tests/unit
 
+# The full gate, in two workers (pytest-xdist): most tests wait on servers, browsers and sockets,
+# so two keep both cores busy. A module's tests stay in one worker (--dist loadfile), beside its
+# module-scoped servers.
+TEST_WORKERS ?= 2
+
 test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server /usr/bin/podman lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 e2e: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server
 	$(PY) -m pytest e2e

@@ -6,6 +6,7 @@ version; their digest is stored beside the build. Node/bun are needed only here,
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import subprocess
@@ -26,6 +27,8 @@ __all__ = [
 ROOT = Path(__file__).resolve().parents[1]
 _BUILD = ROOT / ".web" / "build" / "client"
 _STAMP = ROOT / ".web" / "arena-build.digest"
+#: Outside ``.web``, which a build may recreate.
+_LOCK = ROOT / ".arena" / "frontend-build.lock"
 
 
 def _inputs() -> list[Path]:
@@ -93,5 +96,18 @@ def build_frontend() -> float:
 
 
 def ensure_frontend() -> float | None:
-    """Build when stale; returns the build's seconds, or ``None`` when the build was fresh."""
-    return None if is_frontend_fresh() else build_frontend()
+    """Build when stale; returns the build's seconds, or ``None`` when the build was fresh.
+
+    Two servers started at once from one folder (replicas on a shared volume, parallel test
+    workers) would build into the same ``.web`` together: the second waits for the first's
+    build (a lock on ``.arena/frontend-build.lock``), then finds it fresh.
+    """
+    if is_frontend_fresh():
+        return None
+    _LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with _LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return None if is_frontend_fresh() else build_frontend()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

@@ -78,6 +78,8 @@ def new_changes(start: dict[str, str], end: dict[str, str]) -> dict[str, str]:
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # a pytest-xdist worker: the controller checks once, after every worker ended
     session.config.stash[_START] = git_changes(ROOT)
 
 

@@ -12,7 +12,9 @@ Dockerfile's ``PYTHON_IMAGE`` build argument.
 
 As a pytest plugin: when image tests (marker ``image``) are collected they are moved to the end
 of the run and the build starts at once in a child process (``python -m tests.image_build``),
-so its minutes overlap the rest of the suite; the ``arena_image`` fixture waits for it.
+so its minutes overlap the rest of the suite; the ``arena_image`` fixture waits for it. In a
+parallel run (pytest-xdist) one worker claims the build and any worker's fixture waits for the
+result that run's build writes.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from shutil import which
+from typing import Any
 
 import pytest
 
@@ -219,34 +223,62 @@ def build(podman: Podman) -> BuildResult:
     )
 
 
-def main() -> None:
-    """Build, and write the result (or the failure) to ``RESULT``."""
+def main(run: str = "") -> None:
+    """Build, and write the result (or the failure) to ``RESULT``, marked with ``run``."""
     RESULT.unlink(missing_ok=True)
     try:
         outcome: dict[str, object] = {"ok": asdict(build(Podman()))}
     except Exception as exc:  # reported to the test that waits for the build
         outcome = {"error": f"{type(exc).__name__}: {exc}"}
+    outcome["run"] = run
     RESULT.write_text(json.dumps(outcome))
+    _claim(run).unlink(missing_ok=True)
 
 
 # -- the pytest plugin -----------------------------------------------------------------------------
 
 _BUILD = pytest.StashKey[subprocess.Popen[bytes]]()
+_RUN = pytest.StashKey[str]()
+
+
+def _run_id(config: pytest.Config) -> str:
+    """The id of this test run, the same in every worker of a parallel run (pytest-xdist)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return str(workerinput["testrunuid"])
+    run = config.stash.get(_RUN, None)
+    if run is None:
+        run = config.stash[_RUN] = uuid.uuid4().hex
+    return run
+
+
+def _claim(run: str) -> Path:
+    """The file whose creation makes one worker of run ``run`` the one that builds."""
+    return STATE / f"build-{run}.claim"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Image tests go last, and their build starts now, beside everything else."""
+    """Image tests go last, and their build starts now, beside everything else.
+
+    In a parallel run every worker collects the same tests; the first to claim the run builds
+    (in a child), and whichever worker runs the image tests waits for that build's result.
+    """
     image = [item for item in items if item.get_closest_marker("image")]
     if not image or podman_missing() is not None:
         return
     items[:] = [item for item in items if not item.get_closest_marker("image")] + image
     STATE.mkdir(parents=True, exist_ok=True)
+    run = _run_id(config)
+    try:
+        os.close(os.open(_claim(run), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return  # another worker of this run builds
     # At a low priority: the build has the rest of the suite's minutes to finish in, and the
     # tests beside it should not wait on it for the CPU or the disk.
     polite = ["nice", "-n", "15"] + (["ionice", "-c", "2", "-n", "7"] * bool(which("ionice")))
     with LOG.open("ab") as log:
         config.stash[_BUILD] = subprocess.Popen(
-            [*polite, sys.executable, "-m", "tests.image_build"],
+            [*polite, sys.executable, "-m", "tests.image_build", run],
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -260,6 +292,31 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         process.wait(timeout=30)
 
 
+def _result_of(run: str) -> dict[str, Any] | None:
+    """The build result of run ``run``, once written."""
+    try:
+        outcome: dict[str, Any] = json.loads(RESULT.read_text())
+    except (OSError, ValueError):  # not written yet, or being written
+        return None
+    return outcome if outcome.get("run") == run else None
+
+
+def _wait_for_build(config: pytest.Config) -> dict[str, Any]:
+    """The result of this run's build: started by this process, by another worker, or here."""
+    run = _run_id(config)
+    process = config.stash.get(_BUILD, None)
+    if process is not None:
+        process.wait(timeout=BUILD_TIMEOUT_S)
+    elif not _claim(run).exists() and _result_of(run) is None:
+        main(run)  # collected some other way: build here
+    deadline = time.monotonic() + BUILD_TIMEOUT_S
+    while (outcome := _result_of(run)) is None:
+        if time.monotonic() > deadline:
+            pytest.fail(f"the image build of this run wrote no result; see {LOG}", pytrace=False)
+        time.sleep(1)
+    return outcome
+
+
 @pytest.fixture(scope="session")
 def podman() -> Podman:
     missing = podman_missing()
@@ -271,12 +328,7 @@ def podman() -> Podman:
 @pytest.fixture(scope="session")
 def arena_image(request: pytest.FixtureRequest, podman: Podman) -> BuildResult:
     """The image built from this tree (waits for the build the collection started)."""
-    process = request.config.stash.get(_BUILD, None)
-    if process is None:  # collected some other way: build here
-        main()
-    else:
-        process.wait(timeout=BUILD_TIMEOUT_S)
-    outcome = json.loads(RESULT.read_text())
+    outcome = _wait_for_build(request.config)
     if "error" in outcome:
         pytest.fail(f"the image did not build: {outcome['error']}", pytrace=False)
     ok = outcome["ok"]
@@ -284,4 +336,4 @@ def arena_image(request: pytest.FixtureRequest, podman: Podman) -> BuildResult:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else "")

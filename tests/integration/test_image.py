@@ -244,7 +244,10 @@ def _as_podman(args: list[str], port: int, volume: str) -> list[str]:
         arg = re.sub(r"^arena-data:/data$", f"{volume}:/data", arg)
         out.append(arg)
     assert args[-1] == "arena", f"the README's image is `arena`: {args}"
-    return [*out, IMAGE]
+    # Published ports through user-mode networking: podman's default bridge adds interfaces to
+    # the host, and a browser test running beside this one fails its loads with
+    # ERR_NETWORK_CHANGED.
+    return ["--network=slirp4netns", *out, IMAGE]
 
 
 @pytest.fixture(scope="module")
