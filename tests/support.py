@@ -45,6 +45,21 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
+def run_cli(args: tuple[str, ...], env: dict[str, str], *, text: bool = True) -> Any:
+    """``arena ARGS`` in a child process from the project folder, with ``env`` over this
+    process's environment minus every ``ARENA_*`` and ``MATCHUP_*`` variable."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "arena_api", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=text,
+        timeout=120,
+        check=False,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

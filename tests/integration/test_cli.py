@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
@@ -19,30 +16,17 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.db.export import EXPORT_COLUMNS
 from tests.integration.arena_harness import serve_arena
-from tests.support import ROOT
+from tests.support import ROOT, run_cli
 
 API_TOKEN = "cli-export-token-0123456789"
 
 
-def _run(args: tuple[str, ...], env: dict[str, str], *, text: bool) -> Any:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "arena_api", *args],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=text,
-        timeout=120,
-        check=False,
-    )
-
-
 def _arena(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    return _run(args, env, text=True)  # type: ignore[no-any-return]
+    return run_cli(args, env)  # type: ignore[no-any-return]
 
 
 def _arena_bytes(*args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
-    return _run(args, env, text=False)  # type: ignore[no-any-return]
+    return run_cli(args, env, text=False)  # type: ignore[no-any-return]
 
 
 def test_serve_without_a_token_secret_stops_with_one_line(tmp_path: Path) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -13,21 +11,12 @@ import asyncpg
 
 from arena_api.db.read_model import SUMMARIES
 from tests.fixtures import prepare_database
-from tests.support import ROOT, run_blocking
+from tests.support import run_blocking, run_cli
 from tests.unit.db.summaries import Snapshot, assert_same, snapshot
 
 
 def _arena(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))}
-    return subprocess.run(
-        [sys.executable, "-m", "arena_api", *args],
-        cwd=ROOT,
-        env={**clean, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_cli(args, env)  # type: ignore[no-any-return]
 
 
 async def _votes_then_summaries_wiped(dsn: str) -> Snapshot:

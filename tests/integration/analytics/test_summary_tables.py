@@ -8,55 +8,22 @@ import uuid
 from pathlib import Path
 
 import asyncpg
-import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_api.db.read_model import rebuild
 from tests.integration import rows
 from tests.integration.analytics._history import answer, arena_of, cast_vote, round_
-
-# The columns that key a summary row (the rest are its counters and sums).
-_KEYS = frozenset(
-    {
-        "category",
-        "model_id",
-        "slot_a_model_id",
-        "slot_b_model_id",
-        "model_lo",
-        "model_hi",
-        "method",
-        "metric",
-        "value_ms",
-        "bucket",
-        "bucket_start",
-        "day",
-    }
-)
+from tests.unit.db.summaries import assert_same, snapshot
 
 
 async def test_summary_tables_match_a_recount_after_mixed_writes(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
-    """What the triggers maintain row by row equals ``arena_rebuild_vote_stats()``'s recount."""
-    tables = (
-        "pair_outcome_stats",
-        "vote_activity",
-        "pair_style_stats",
-        "model_response_stats",
-        "response_latency_values",
-        "response_latency_buckets",
-        "model_vote_stats",
-        "pair_vote_stats",
-        "category_pair_stats",
-        "category_vote_activity",
-        "category_response_stats",
-        "category_latency_values",
-        "category_latency_buckets",
-        "category_cost_daily",
-    )
+    """What the triggers maintain row by row equals the manifest's recount, in every summary."""
     rng = random.Random(11)
     slices = [None, [], ["coding"], ["math", "instruction_following"], ["multi_turn"]]
-    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma") as (arena, m):
+    async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma") as (_, m):
         ids = list(m.values())
         async with db.begin() as conn:
             for k in range(60):
@@ -96,32 +63,16 @@ async def test_summary_tables_match_a_recount_after_mixed_writes(
                 )
             )
 
-        async def snapshot() -> dict[str, list[tuple[object, ...]]]:
-            # Counters that went back to zero stay as rows; a recount does not create them.
-            result = {}
-            for table in tables:
-                kept = []
-                for row in await arena.rows(f"SELECT * FROM {table}"):
-                    values = row._mapping
-                    counts = (v for k, v in values.items() if k not in _KEYS and type(v) is int)
-                    if not any(counts):
-                        continue
-                    kept.append(
-                        tuple(
-                            (k, pytest.approx(v) if isinstance(v, float) else v)
-                            for k, v in values.items()
-                        )
-                    )
-                result[table] = sorted(kept, key=repr)
-            return result
+        reader = await asyncpg.connect("postgresql://" + database_url.partition("://")[2])
+        try:
+            maintained = await snapshot(reader)
+            async with reader.transaction():
+                await rebuild(reader)
+            recounted = await snapshot(reader)
+        finally:
+            await reader.close()
 
-        maintained = await snapshot()
-        async with db.begin() as conn:
-            await conn.execute(text("SELECT arena_rebuild_vote_stats()"))
-        recounted = await snapshot()
-
-    for table in tables:
-        assert maintained[table] == recounted[table], table
+    assert_same(maintained, recounted)
 
 
 async def test_a_vote_racing_the_last_answer_counts_the_style_delta_exactly_once(
