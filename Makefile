@@ -69,12 +69,11 @@ check: lint
 	$(PY) -m pytest -q tests/unit
 
 # The full gate, in two workers (pytest-xdist): most tests wait on servers, browsers and sockets,
-# so two keep both cores busy. A module's tests stay in one worker (--dist loadfile), beside its
-# module-scoped servers.
+# so two keep both cores busy. tests/parallel.py says how the suite is split between them.
 TEST_WORKERS ?= 2
 
 test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server /usr/bin/podman lint
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 e2e: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server
 	$(PY) -m pytest e2e
