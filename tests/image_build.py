@@ -277,19 +277,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # tests beside it should not wait on it for the CPU or the disk.
     polite = ["nice", "-n", "15"] + (["ionice", "-c", "2", "-n", "7"] * bool(which("ionice")))
     with LOG.open("ab") as log:
-        config.stash[_BUILD] = subprocess.Popen(
+        config.stash[_BUILD] = process = subprocess.Popen(
             [*polite, sys.executable, "-m", "tests.image_build", run],
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+    _claim(run).write_text(str(process.pid))  # for a waiting worker to see that it still runs
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     process = config.stash.get(_BUILD, None)
-    if process is not None and process.poll() is None:
-        process.terminate()
-        process.wait(timeout=30)
+    if process is None or process.poll() is not None:
+        return
+    if getattr(config, "workerinput", None) is not None:
+        # A worker that is done while another one may still wait for this build: the build
+        # finishes on its own (writing the result, removing the claim).
+        return
+    process.terminate()
+    process.wait(timeout=30)
 
 
 def _result_of(run: str) -> dict[str, Any] | None:
@@ -311,10 +317,28 @@ def _wait_for_build(config: pytest.Config) -> dict[str, Any]:
         main(run)  # collected some other way: build here
     deadline = time.monotonic() + BUILD_TIMEOUT_S
     while (outcome := _result_of(run)) is None:
-        if time.monotonic() > deadline:
+        if time.monotonic() > deadline or not _builder_alive(run):
             pytest.fail(f"the image build of this run wrote no result; see {LOG}", pytrace=False)
         time.sleep(1)
     return outcome
+
+
+def _builder_alive(run: str) -> bool:
+    """Whether the build of run ``run`` may still write its result: its claim names a process
+    that runs (or names none yet), or the result came meanwhile."""
+    try:
+        pid = _claim(run).read_text().strip()
+    except FileNotFoundError:  # removed when the result was written
+        return True
+    if not pid.isdigit():
+        return True  # claimed, the build not started yet
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return _result_of(run) is not None
+    except PermissionError:
+        return True
+    return True
 
 
 @pytest.fixture(scope="session")
