@@ -36,6 +36,7 @@ from arena_api.routes import openapi as openapi_routes
 from arena_api.routes import suites as suite_routes
 from arena_api.routes._access import AccessControl
 from arena_api.routes._frontend import BackendUrlRewrite
+from arena_api.routes._keepalive import DRAIN_FACTOR, KeepAlive
 from arena_api.routes._metrics import RequestMetrics
 from arena_api.routes._proxy import ForwardedHeaders
 from arena_api.routes._ratelimit import RateLimits
@@ -122,6 +123,8 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
         # The arena page's live feeds are the UI's own route, no operation of the API.
         routes=[*api_routes(), *live_routes.routes],
         middleware=[
+            # Outermost: whatever answers before reading the body leaves the connection usable.
+            Middleware(KeepAlive, drain_bytes=DRAIN_FACTOR * edge.max_body_bytes),
             Middleware(ForwardedHeaders, trusted=edge.trust_proxy),
             Middleware(RequestMetrics),
             Middleware(

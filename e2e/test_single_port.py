@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import http.client
+
 import httpx
 import pytest
 import websockets
@@ -44,3 +46,39 @@ async def test_reflex_event_socket_opens_on_the_same_port(product: ProductProces
 
     assert isinstance(opening, str) and opening.startswith("0{")
     assert '"sid"' in opening
+
+
+# Refusals that come before the body is read, each followed by a good request on one connection.
+_REFUSALS = (
+    ("POST", "/api/arena/chat", b"x" * 300_000, "text/plain", 415),
+    ("POST", "/api/arena/chat", b"x" * 2_000_000, "application/json", 413),
+    ("PUT", "/api/arena/leaderboard", b"x" * 300_000, "application/json", 405),
+    ("POST", "/api/nothing-here", b"x" * 300_000, "application/json", 404),
+    ("POST", "/api/arena/chat", b"{" + b"x" * 300_000, "application/json", 400),
+)
+
+
+def test_a_refusal_leaves_its_keep_alive_connection_usable(product: ProductProcess) -> None:
+    """Granian, as ``arena serve`` runs it: after each early refusal the same connection serves
+    the next request, or the refusal said ``Connection: close`` (a client then opens another)."""
+    host, port = product.url.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    outcomes = []
+    try:
+        for _ in range(20):
+            for method, path, body, kind, status in _REFUSALS:
+                connection.request(method, path, body=body, headers={"Content-Type": kind})
+                refusal = connection.getresponse()
+                refusal.read()
+                socket_before = connection.sock
+                closes = (refusal.getheader("connection") or "").lower() == "close"
+                connection.request("GET", "/api/arena/leaderboard")
+                good = connection.getresponse()
+                good.read()
+                reused = connection.sock is socket_before and socket_before is not None
+                outcomes.append((path, refusal.status, status, good.status, closes or reused))
+    finally:
+        connection.close()
+
+    assert all(got == want for _, got, want, _, _ in outcomes), outcomes
+    assert all(good == 200 and kept for *_, good, kept in outcomes), outcomes
