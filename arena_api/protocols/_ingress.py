@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, NotRequired, TypeVar
+from typing import Annotated, Any, Literal, NotRequired, TypeVar
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from pydantic.json_schema import SkipJsonSchema
@@ -33,6 +33,7 @@ __all__ = [
     "build_request",
     "invalid_envelope",
     "is_foreign_envelope",
+    "message_text",
     "messages_field",
     "newest_user_message",
     "unsupported_part",
@@ -210,3 +211,33 @@ def build_request(
     except InvalidRequest as exc:
         details = {where.get(key, key): messages for key, messages in (exc.details or {}).items()}
         raise InvalidRequest(exc.message, details=details) from None
+
+
+def message_text(
+    message: Mapping[str, Any], where: str, *, other_parts: Literal["refuse", "skip"] = "refuse"
+) -> str:
+    """A message's text: its string content, or its text parts joined by newlines.
+
+    Args:
+        other_parts: what a part that is not text (an image, audio) does: ``refuse`` the
+            message, or ``skip`` it (an earlier message, shown as context only).
+
+    Raises:
+        InvalidRequest: a part that is not text (named at ``where``) when refused, or no text
+            content.
+    """
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for number, part in enumerate(content):
+            if part["type"] == "text":
+                texts.append(part.get("text", ""))
+            elif other_parts == "refuse":
+                raise unsupported_part(f"{where}[{number}]", part["type"])
+        return "\n".join(texts)
+    raise InvalidRequest(
+        "The user message has no text content",
+        details={where: ["must be a string or a list of text parts"]},
+    )

@@ -29,7 +29,6 @@ from pydantic import Field, TypeAdapter, with_config
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
-from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
     MatchupDone,
     MatchupStarted,
@@ -48,9 +47,9 @@ from arena_api.protocols._ingress import (
     ArenaFields,
     ContentPart,
     build_request,
+    message_text,
     messages_field,
     newest_user_message,
-    unsupported_part,
     validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
@@ -168,8 +167,6 @@ def _content(message_id: str, delta: str, slot: Slot) -> bytes:
 
 # -- ingress -------------------------------------------------------------------------------------
 
-_TEXT_PART = "text"
-
 
 @with_config(IGNORE_EXTRA)
 class AgUiMessage(TypedDict):
@@ -210,23 +207,6 @@ class RunAgentInput(TypedDict):
 _RUN_AGENT_INPUT: TypeAdapter[RunAgentInput] = TypeAdapter(RunAgentInput)
 
 
-def _prompt(message: AgUiMessage, where: str) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for number, part in enumerate(content):
-            if part["type"] != _TEXT_PART:
-                raise unsupported_part(f"{where}[{number}]", part["type"])
-            texts.append(part.get("text", ""))
-        return "\n".join(texts)
-    raise InvalidRequest(
-        "The user message has no text content",
-        details={where: ["must be a string or a list of text parts"]},
-    )
-
-
 def parse_run_agent_input(body: Mapping[str, Any]) -> ClientRequest:
     """Read an AG-UI ``RunAgentInput`` (0.1.x or 1.0).
 
@@ -237,7 +217,7 @@ def parse_run_agent_input(body: Mapping[str, Any]) -> ClientRequest:
     envelope = validate_envelope(_RUN_AGENT_INPUT, body)
     index, message = newest_user_message(envelope["messages"])
     where = f"messages[{index}].content"
-    prompt = _prompt(message, where)
+    prompt = message_text(message, where)
     forwarded = envelope.get("forwardedProps")
     if forwarded is None:
         forwarded = envelope.get("forwarded_props")

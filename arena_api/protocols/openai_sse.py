@@ -29,7 +29,6 @@ from pydantic import Field, StrictBool, TypeAdapter, with_config
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
-from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
     MatchupDone,
     MatchupStarted,
@@ -49,9 +48,9 @@ from arena_api.protocols._ingress import (
     ArenaFields,
     ContentPart,
     build_request,
+    message_text,
     messages_field,
     newest_user_message,
-    unsupported_part,
     validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
@@ -65,7 +64,6 @@ __all__ = [
     "OpenAiSseAdapter",
     "SessionUser",
     "StreamError",
-    "message_text",
     "parse_chat_completions_body",
 ]
 
@@ -192,36 +190,6 @@ class ChatCompletionsRequest(TypedDict):
 
 
 CHAT_COMPLETIONS_REQUEST: TypeAdapter[ChatCompletionsRequest] = TypeAdapter(ChatCompletionsRequest)
-
-
-def message_text(
-    message: OpenAiMessage, where: str, *, other_parts: Literal["refuse", "skip"] = "refuse"
-) -> str:
-    """A message's text: its string content, or its text parts joined by newlines.
-
-    Args:
-        other_parts: what a part that is not text (an image, audio) does: ``refuse`` the
-            message, or ``skip`` it (an earlier message, shown as context only).
-
-    Raises:
-        InvalidRequest: a part that is not text (named at ``where``) when refused, or no text
-            content.
-    """
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for number, part in enumerate(content):
-            if part["type"] == "text":
-                texts.append(part.get("text", ""))
-            elif other_parts == "refuse":
-                raise unsupported_part(f"{where}[{number}]", part["type"])
-        return "\n".join(texts)
-    raise InvalidRequest(
-        "The user message has no text content",
-        details={where: ["must be a string or a list of text parts"]},
-    )
 
 
 def _session_seed(user: str | SessionUser | None) -> str | None:

@@ -27,14 +27,11 @@ from arena_api.core.requests import ChatCall
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import (
     is_foreign_envelope,
+    message_text,
     newest_user_message,
     validate_envelope,
 )
-from arena_api.protocols.openai_sse import (
-    CHAT_COMPLETIONS_REQUEST,
-    OpenAiMessage,
-    message_text,
-)
+from arena_api.protocols.openai_sse import CHAT_COMPLETIONS_REQUEST, OpenAiMessage
 
 __all__ = ["ChatCompletion", "OpenAiTextStream", "completion_body", "read_chat_call"]
 
