@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import reflex as rx
 
 from arena_api.app import create_api, services_lifespan
-from arena_app import routes
+from arena_app import routes, sockets
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
 from arena_app.pages.shared import shared_matchup
@@ -28,7 +28,9 @@ api = create_api()
 async def serve_api() -> AsyncIterator[None]:
     """Lifespan task: the API's services (``bootstrap``) live exactly as long as the Reflex
     server. A mounted app's own lifespan never runs, so the Reflex one runs it; it also tunes
-    the garbage collector, once this module's pages are built too."""
+    the garbage collector, once this module's pages are built too. Before any socket
+    connects, a moved socket's session is made to survive its move (``sockets``)."""
+    sockets.install(app)
     async with services_lifespan(api):
         yield
 

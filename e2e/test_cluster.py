@@ -30,7 +30,17 @@ from playwright.async_api import Browser, Page, expect
 
 from e2e.conftest import screenshot
 from e2e.test_arena_ui import _ask, _open, _roster, _wait_votable
-from tests.support import ROOT, NginxServer, ProductProcess, RedisServer, free_port, parse_sse
+from tests.support import (
+    ROOT,
+    EventSocket,
+    NginxServer,
+    ProductProcess,
+    RedisServer,
+    free_port,
+    open_twice,
+    parse_sse,
+    reconnect_early,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -349,6 +359,19 @@ async def test_the_page_follows_its_round_when_its_sockets_move_to_the_other_rep
     assert not unexpected, unexpected
 
 
+async def test_a_socket_that_moves_keeps_its_session_and_a_duplicated_tab_gets_its_own(
+    cluster: Cluster,
+) -> None:
+    # The page's socket reconnects to replica two before replica one has let the old one go
+    # (a proxy reload, a restart): it keeps its token, so its state (its round) too.
+    token = str(uuid.uuid4())
+    moved = await reconnect_early(cluster.one, cluster.two, token)
+    twin = await open_twice(cluster.one, cluster.two, token)
+
+    assert moved == []
+    assert len(twin) == 1 and twin[0] != token
+
+
 async def test_the_rating_process_runs_once_per_cluster(cluster: Cluster) -> None:
     passes = await _rows_once(
         cluster.database_url,
@@ -383,6 +406,8 @@ async def test_a_replica_killed_mid_round(cluster: Cluster) -> None:
         survivor.started.wait(),
     )
     matchups = [uuid.UUID(r.frames[0][1]["matchupId"]) for r in (leader, alone)]
+    page_token = str(uuid.uuid4())
+    page_socket = await EventSocket(cluster.one, page_token).__aenter__()
 
     assert cluster.one.process is not None
     _kill_tree(cluster.one.process.pid)  # as a container dies: the server and all it started
@@ -400,6 +425,12 @@ async def test_a_replica_killed_mid_round(cluster: Cluster) -> None:
         matchups,
         until=lambda rows: len(rows) == 4,
     )
+    # The page's socket reconnects to the survivor, where the dead replica's link to its token
+    # is taken over at once (it stays in Redis until the token expires).
+    await page_socket.__aexit__()
+    reconnecting = time.monotonic()
+    async with EventSocket(cluster.two, page_token) as moved:
+        reconnected_in = time.monotonic() - reconnecting
     async with httpx.AsyncClient(timeout=10) as client:
         health = await client.get(cluster.nginx.url + "/health")
     after, _ = await _post(cluster.nginx.url, _body())
@@ -417,4 +448,5 @@ async def test_a_replica_killed_mid_round(cluster: Cluster) -> None:
     assert stop["ok"] is False and stop["reason"] == "unknown or finished matchup"
     assert survivor.frames[-1][0] == "matchup_done"
     assert [r["error"] for r in rows] == ["replica_lost"] * 4
+    assert moved.new_tokens == [] and reconnected_in < 2
     assert health.status_code == 200 and after == 200

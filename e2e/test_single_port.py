@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import http.client
+import uuid
 
 import httpx
 import pytest
 import websockets
 from playwright.async_api import Page, expect
 
-from tests.support import ProductProcess
+from tests.support import ProductProcess, open_twice, reconnect_early
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -56,6 +57,17 @@ _REFUSALS = (
     ("POST", "/api/nothing-here", b"x" * 300_000, "application/json", 404),
     ("POST", "/api/arena/chat", b"{" + b"x" * 300_000, "application/json", 400),
 )
+
+
+async def test_a_socket_that_reconnects_early_keeps_its_session(product: ProductProcess) -> None:
+    # A reload or a network blink: the page's new socket arrives before the server has seen the
+    # old one close. It keeps its token (its state: the round on screen); a duplicated tab, both
+    # open, gets a token of its own.
+    token = str(uuid.uuid4())
+
+    assert await reconnect_early(product, product, token) == []
+    twin = await open_twice(product, product, token)
+    assert len(twin) == 1 and twin[0] != token
 
 
 def test_a_refusal_leaves_its_keep_alive_connection_usable(product: ProductProcess) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+import socketio
 import uvicorn
 
 from arena_api.settings import Settings, load_settings
@@ -271,3 +272,48 @@ def parse_sse(raw: str) -> list[tuple[str, dict[str, Any]]]:
         if name and data:
             frames.append((name, json.loads("\n".join(data))))
     return frames
+
+
+class EventSocket:
+    """A bare Socket.IO client on the page's event socket (``/_event``), linked to a session
+    token as a page's is; it keeps the new tokens the server hands it (a duplicated tab's)."""
+
+    def __init__(self, product: ProductProcess, token: str) -> None:
+        self.url = f"{product.url}?token={token}"
+        self.client = socketio.AsyncClient(reconnection=False)
+        self.new_tokens: list[str] = []
+        self.client.on("new_token", self.new_tokens.append, namespace="/_event")
+
+    async def __aenter__(self) -> EventSocket:
+        await self.client.connect(
+            self.url,
+            socketio_path="/_event",
+            namespaces=["/_event"],
+            transports=["websocket"],
+            wait_timeout=10,
+        )
+        await asyncio.sleep(0.2)  # a new token comes with the connect; its handler runs apart
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.disconnect()
+
+
+async def reconnect_early(old: ProductProcess, new: ProductProcess, token: str) -> list[str]:
+    """A page's socket reconnects (to ``new``) while its old one (to ``old``) is still open, and
+    the old one closes half a second later, as a moved socket's does: the new tokens the new
+    socket was handed (none: it kept its session)."""
+    async with EventSocket(old, token):
+        arriving = asyncio.create_task(EventSocket(new, token).__aenter__())
+        await asyncio.sleep(0.5)
+    arrived = await arriving
+    await arrived.__aexit__()
+    return arrived.new_tokens
+
+
+async def open_twice(first: ProductProcess, second: ProductProcess, token: str) -> list[str]:
+    """Two tabs with one token, both open (a duplicated tab): the new tokens the second got."""
+    async with EventSocket(first, token) as one, EventSocket(second, token) as twin:
+        assert one.new_tokens == []
+    return twin.new_tokens
