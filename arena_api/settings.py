@@ -218,6 +218,36 @@ def _url(*schemes: str) -> tuple[Parser, str]:
     return parse, "must be a URL starting with " + " or ".join(f"{s}://" for s in schemes)
 
 
+def _origin(raw: str) -> str:
+    """``scheme://host[:port]``, as a browser sends it in ``Origin`` (lower-cased, no path)."""
+    scheme, sep, rest = raw.strip().partition("://")
+    if not sep or scheme.lower() not in _HTTP or not rest or "/" in rest.rstrip("/"):
+        raise _Invalid
+    return f"{scheme.lower()}://{rest.rstrip('/').lower()}"
+
+
+def _origins() -> tuple[Parser, str]:
+    """Origins that browsers may let call the API: listed ones, or ``*`` for any."""
+
+    def parse(raw: str) -> tuple[str, ...]:
+        parts = [part.strip() for part in raw.split(",") if part.strip()]
+        return tuple(part if part == "*" else _origin(part) for part in parts)
+
+    return parse, "empty, or comma-separated origins (https://host[:port]); * for any origin"
+
+
+def _frame_ancestors() -> tuple[Parser, str]:
+    """Who may frame the pages: ``none``, ``self``, and listed origins."""
+
+    def parse(raw: str) -> tuple[str, ...]:
+        parts = [part.strip() for part in raw.replace(" ", ",").split(",") if part.strip()]
+        if [p.lower() for p in parts] in ([], ["none"]):
+            return ()
+        return tuple("'self'" if p.lower() == "self" else _origin(p) for p in parts)
+
+    return parse, "none, or comma-separated self and origins (https://host[:port])"
+
+
 def _path() -> tuple[Parser, str]:
     def parse(raw: str) -> Path:
         if not raw.strip():
@@ -440,11 +470,20 @@ SETTINGS: tuple[Setting, ...] = (
         _integer(1024, 64 * 1024 * 1024),
     ),
     _setting(
-        "WEB_ORIGIN",
-        None,
-        "Extra CORS origin allowed to call the API from another host.",
-        _url(*_HTTP),
-        attr="web_origin",
+        "ARENA_CORS_ORIGINS",
+        "",
+        "Origins whose pages may call the API from a browser, with its cookies and credentials "
+        "(CORS). `*` lets any origin read without credentials (to embed the leaderboard). "
+        "Empty: the UI's own origin only.",
+        _origins(),
+        aliases=("WEB_ORIGIN",),
+    ),
+    _setting(
+        "ARENA_FRAME_ANCESTORS",
+        "none",
+        "Who may show the pages in a frame (`frame-ancestors`): `none`, or `self` and origins "
+        "that embed the arena.",
+        _frame_ancestors(),
     ),
     _setting(
         "LOG_LEVEL",
@@ -636,6 +675,54 @@ SETTINGS: tuple[Setting, ...] = (
         "60",
         "Seconds a slot may wait for its next token before it fails with `slot_error`.",
         _number(0.1, 3600),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_PROVIDER_RETRIES",
+        "2",
+        "Retries of a model call that failed before its first token (429, 5xx, a refused or "
+        "reset connection), with jittered backoff that honours `Retry-After`, within the "
+        "slot's timeout; never once a token was shown.",
+        _integer(0, 10),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_BREAKER_FAILURES",
+        "5",
+        "A model that failed this many of its last `ARENA_BREAKER_WINDOW` rounds is paused "
+        "from matchmaking (a circuit breaker).",
+        _integer(1, 1000),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_BREAKER_WINDOW",
+        "10",
+        "How many of a model's last rounds the circuit breaker counts.",
+        _integer(1, 1000),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_BREAKER_COOLDOWN_S",
+        "60",
+        "How long a paused model sits out before one round tries it again (resumed if it answers).",
+        _number(1, 86400),
+        group="arena",
+    ),
+    _setting(
+        "ARENA_ALERT_WEBHOOK_URL",
+        None,
+        "Where to POST alerts as JSON (with a Slack-compatible `text`): a model paused or "
+        "resumed, the rating process failing twice in a row, the database lost or back.",
+        _url(*_HTTP),
+        attr="alert_webhook_url",
+        group="arena",
+    ),
+    _setting(
+        "ARENA_TEXT_RETENTION_DAYS",
+        "0",
+        "Clear prompt and answer text older than this many days (votes, ratings and summaries "
+        "stay); 0 keeps it.",
+        _integer(0, 36500),
         group="arena",
     ),
     # -- providers ------------------------------------------------------------------------------
@@ -861,7 +948,8 @@ class Settings:
     login_rate_limit: tuple[Limit, ...]
     shutdown_grace_s: float
     max_body_bytes: int
-    web_origin: str | None
+    cors_origins: tuple[str, ...]
+    frame_ancestors: tuple[str, ...]
     log_level: str
     log_format: str
     matchup_token_secret: Secret | None
@@ -885,6 +973,12 @@ class Settings:
     chat_id_header: str
     user_id_header: str
     slot_timeout_s: float
+    provider_retries: int
+    breaker_failures: int
+    breaker_window: int
+    breaker_cooldown_s: float
+    alert_webhook_url: str | None
+    text_retention_days: int
     mock_provider: bool
     allow_mock_in_production: bool
     mock_tokens_per_second: float
@@ -931,6 +1025,12 @@ class Settings:
                 else "ARENA_EXPOSURE=shadow"
             )
             raise SettingsError("ARENA_DEFAULT_MODEL", "", f"required when {reason}")
+        if self.breaker_failures > self.breaker_window:
+            raise SettingsError(
+                "ARENA_BREAKER_FAILURES",
+                str(self.breaker_failures),
+                f"at most ARENA_BREAKER_WINDOW ({self.breaker_window})",
+            )
 
     def _check_cluster(self) -> None:
         """Replicas share one database and sign with one key, or votes fail on the others."""
