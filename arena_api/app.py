@@ -35,6 +35,7 @@ from arena_api.routes import models as model_routes
 from arena_api.routes import openapi as openapi_routes
 from arena_api.routes import suites as suite_routes
 from arena_api.routes._access import AccessControl
+from arena_api.routes._browser import BrowserBoundary
 from arena_api.routes._frontend import BackendUrlRewrite
 from arena_api.routes._keepalive import DRAIN_FACTOR, KeepAlive
 from arena_api.routes._metrics import RequestMetrics
@@ -126,6 +127,12 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
             # Outermost: whatever answers before reading the body leaves the connection usable.
             Middleware(KeepAlive, drain_bytes=DRAIN_FACTOR * edge.max_body_bytes),
             Middleware(ForwardedHeaders, trusted=edge.trust_proxy),
+            # CORS and the security headers, on every answer (the UI's pages and files too).
+            Middleware(
+                BrowserBoundary,
+                cors_origins=edge.cors_origins,
+                frame_ancestors=edge.frame_ancestors,
+            ),
             Middleware(RequestMetrics),
             Middleware(
                 AccessControl,

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import reflex as rx
 
 from arena_api.app import create_api, services_lifespan
+from arena_api.settings import load_settings
 from arena_app import routes, sockets
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
@@ -30,10 +31,15 @@ async def serve_api() -> AsyncIterator[None]:
     server. A mounted app's own lifespan never runs, so the Reflex one runs it; it also tunes
     the garbage collector, once this module's pages are built too. Before any socket
     connects, a moved socket's session is made to survive its move (``sockets``)."""
-    sockets.install(app)
+    sockets.install(app, load_settings().cors_origins)
     async with services_lifespan(api):
         yield
 
+
+# CORS is the API's to decide, once, for every answer (``BrowserBoundary``): Reflex would stack
+# its own layer around each app it mounts, three in all, each letting any origin call with the
+# person's cookies.
+rx.App._add_cors = staticmethod(lambda api: None)  # type: ignore[method-assign]
 
 # The API answers first, then Reflex (the API mounts it): the API's middleware (access control
 # above all) sees every request, the UI's, its sockets and the live feeds too.

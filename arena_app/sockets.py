@@ -1,4 +1,4 @@
-"""A page whose event socket reconnects keeps its session, even before the old socket is gone.
+"""The page's event socket: who may open it, and a session that survives a reconnect.
 
 Reflex links each socket to the page's session token, and takes a second socket with a token
 that is still linked for a duplicated browser tab: it hands that socket a new token, whose state
@@ -10,6 +10,9 @@ These token managers give the old link a moment to go (``RELEASE_WAIT_S``) befor
 newcomer a duplicate, and with Redis they take over at once a link whose replica is dead (each
 replica keeps a subscription of its own open while it lives; a killed one leaves its links in
 Redis for the token's whole lifetime). A duplicated tab still gets its own token, after the wait.
+
+Only the page's own origin, and those ``ARENA_CORS_ORIGINS`` lists, may open the socket at all
+(``origin_check``): Reflex let any site open it.
 """
 
 from __future__ import annotations
@@ -121,8 +124,25 @@ class PatientRedisTokenManager(RedisTokenManager):
         await super().close()
 
 
-def install(app: App) -> None:
-    """Put the patient token manager of Reflex's kind in place (before any socket connects)."""
+def origin_check(listed: tuple[str, ...]) -> Callable[[str, dict[str, Any]], bool]:
+    """Whether a page of an origin may open the event socket: the page's own (its host is the
+    one the request names) or one of ``ARENA_CORS_ORIGINS`` (not ``*``). A WebSocket carries
+    the person's cookies from any site, and browsers apply no CORS to it."""
+    others = frozenset(o for o in listed if o != "*")
+
+    def allowed(origin: str, environ: dict[str, Any]) -> bool:
+        host = environ.get("HTTP_HOST", "").lower()
+        scheme, _, rest = origin.lower().partition("://")
+        return (scheme in ("http", "https") and rest == host) or origin.lower() in others
+
+    return allowed
+
+
+def install(app: App, cors_origins: tuple[str, ...] = ()) -> None:
+    """Put the patient token manager of Reflex's kind in place and let only the page's own
+    origin (and ``cors_origins``) open the event socket; before any socket connects."""
+    if app.sio is not None:
+        app.sio.eio.cors_allowed_origins = origin_check(cors_origins)
     namespace = app.event_namespace
     if namespace is None:
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http.client
+import re
 import uuid
 
 import httpx
@@ -47,6 +48,54 @@ async def test_reflex_event_socket_opens_on_the_same_port(product: ProductProces
 
     assert isinstance(opening, str) and opening.startswith("0{")
     assert '"sid"' in opening
+
+
+async def test_only_the_pages_own_origin_opens_the_event_socket(product: ProductProcess) -> None:
+    url = product.url.replace("http://", "ws://") + "/_event/?EIO=4&transport=websocket"
+
+    async with websockets.connect(url, origin=product.url) as socket:  # type: ignore[arg-type]
+        opening = await socket.recv()
+    with pytest.raises(websockets.InvalidStatus) as refused:
+        async with websockets.connect(url, origin="https://evil.example"):  # type: ignore[arg-type]
+            pass
+
+    assert isinstance(opening, str) and opening.startswith("0{")
+    assert refused.value.response.status_code == 403
+
+
+async def test_the_page_its_files_and_the_api_carry_the_security_headers(
+    product: ProductProcess,
+) -> None:
+    evil = {"origin": "https://evil.example"}
+    async with httpx.AsyncClient(base_url=product.url, timeout=30) as client:
+        page = await client.get("/", headers=evil)
+        # A reload revalidates: the 304's headers are laid over the cached page's, so it must not
+        # bring a policy of its own (it names no content type).
+        revalidated = await client.get("/", headers={"if-none-match": page.headers["etag"]})
+        script = re.search(r'src="(/assets/[^"]+\.js)"|href="(/assets/[^"]+\.js)"', page.text)
+        assert script is not None
+        asset = await client.get(next(g for g in script.groups() if g), headers=evil)
+        api = await client.get("/api/arena/leaderboard", headers=evil)
+        async with client.stream(
+            "POST", "/api/arena/chat", json={"prompt": "hi"}, headers=evil
+        ) as stream:
+            sse = stream.headers
+
+    policy = page.headers["content-security-policy"]
+    assert revalidated.status_code == 304
+    assert "content-security-policy" not in revalidated.headers
+    assert "script-src 'self' 'unsafe-eval' 'sha256-" in policy
+    assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
+    for headers in (page.headers, asset.headers, api.headers, sse):
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY"
+        assert headers["referrer-policy"] == "same-origin"
+        assert "content-security-policy" in headers
+        # Reflex's own CORS layers are gone: no origin is reflected, nothing is said twice.
+        assert "access-control-allow-origin" not in headers
+        assert "access-control-allow-credentials" not in headers
+        assert all(len(headers.get_list(name)) == 1 for name in headers)
+    assert sse["content-type"].startswith("text/event-stream")
 
 
 # Refusals that come before the body is read, each followed by a good request on one connection.

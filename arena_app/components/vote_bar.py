@@ -14,20 +14,6 @@ VOTES: tuple[tuple[str, str, str], ...] = (
     ("skip", "Skip", "5"),
 )
 
-# Keys 1-5 press the matching vote button, unless the user is typing. The page installs it once
-# (``arena_app.pages.index``), not each time the bar mounts.
-SHORTCUTS = """
-if (!window.__arenaVoteKeys) {
-  window.__arenaVoteKeys = true;  // once per document, however often the page mounts
-  document.addEventListener('keydown', (e) => {
-    const tag = (e.target && e.target.tagName) || '';
-    if (tag === 'TEXTAREA' || tag === 'INPUT' || e.ctrlKey || e.metaKey || e.altKey) return;
-    const button = document.getElementById('vote-key-' + e.key);
-    if (button && !button.disabled) button.click();
-  });
-}
-"""
-
 
 def _judge_verdict() -> rx.Component:
     """What the judge decided and why (its reasoning folds away)."""

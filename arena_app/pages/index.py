@@ -7,7 +7,7 @@ import reflex as rx
 from arena_app.components.layout import layout
 from arena_app.components.leaderboard import leaderboard
 from arena_app.components.panes import pane, past_turn, prompt_bubble
-from arena_app.components.vote_bar import SHORTCUTS, vote_bar
+from arena_app.components.vote_bar import vote_bar
 from arena_app.components.welcome import examples, intro, setup_notice
 from arena_app.state.arena import ArenaState, PaneAState, PaneBState, TemplateState
 
@@ -37,26 +37,6 @@ def _templates() -> rx.Component:
         ),
         spacing="2",
     )
-
-
-# Enter sends, as in every chat UI; Shift+Enter is a new line. Never while an input method is
-# composing (Enter then picks a candidate), and never while a round streams (the Send button is
-# not there). The debounced box sends its value on Enter before this runs (react-debounce-input's
-# forceNotifyByEnter), so the round starts with everything typed.
-ENTER_SENDS = """
-if (!window.__arenaEnterSends) {
-  window.__arenaEnterSends = true;
-  document.addEventListener('keydown', (e) => {
-    if (e.key !== 'Enter' || e.shiftKey || e.isComposing || e.keyCode === 229) return;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const box = e.target;
-    if (!box || !box.matches || !box.matches('textarea[data-testid="prompt"]')) return;
-    e.preventDefault();
-    const send = document.querySelector('[data-testid="send"]');
-    if (send && !send.disabled && box.value.trim() !== '') send.click();
-  });
-}
-"""
 
 
 def _model_picker(slot: str, value: rx.Var[str], on_change: rx.EventType[str]) -> rx.Component:
@@ -237,6 +217,6 @@ def index() -> rx.Component:
             class_name="arena-sr-only",
             data_testid="announcer",
         ),
-        rx.script(SHORTCUTS),
-        rx.script(ENTER_SENDS),
+        # Keys 1-5 vote; Enter sends, Shift+Enter is a new line (assets/keyboard.js).
+        rx.script(src="/keyboard.js"),
     )
