@@ -33,8 +33,9 @@ __all__ = ["BrowserBoundary", "inline_script_hashes", "ui_policy"]
 
 _SAFE = frozenset({"GET", "HEAD"})
 _METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
-#: Headers a page on another origin may read from an answer.
-_EXPOSED = "Retry-After, Content-Disposition, X-Request-Id"
+#: Headers a page on another origin may read from an answer (a round's ids and token ride in
+#: ``X-Arena-Matchup``).
+_EXPOSED = "X-Arena-Matchup, Retry-After, Content-Disposition"
 #: How long a browser may reuse a preflight's answer.
 _PREFLIGHT_MAX_AGE_S = "600"
 _HSTS = "max-age=31536000; includeSubDomains"

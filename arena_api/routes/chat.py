@@ -75,8 +75,7 @@ def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
 
     headers = {
         **_stream_headers(adapter),
-        "x-arena-matchup": round_.started.header(),
-        "access-control-expose-headers": "x-arena-matchup",
+        "x-arena-matchup": round_.started.header(),  # exposed to listed origins (_browser)
     }
     if adapter.media_type == "text/event-stream":
         # LF pings: AG-UI's client splits events on a blank line written as "\n\n".

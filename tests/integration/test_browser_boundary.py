@@ -77,6 +77,7 @@ async def test_a_listed_origin_calls_with_credentials_and_any_other_only_reads(
     assert chat.status_code == 200
     assert chat.headers["access-control-allow-origin"] == APP
     assert chat.headers["access-control-allow-credentials"] == "true"
+    assert "X-Arena-Matchup" in chat.headers["access-control-expose-headers"]
     assert chat.headers.get_list("vary") == ["Origin"]
     assert read.headers["access-control-allow-origin"] == "*"
     assert "access-control-allow-credentials" not in read.headers
