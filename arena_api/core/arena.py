@@ -2,7 +2,8 @@
 
 Each slot runs in its own task and pushes into one queue, so a slow slot never blocks the other;
 a slot that fails (provider error, stall past the slot timeout, or a bug) emits ``slot_error``
-and then its ``slot_done`` carrying the error, while the other keeps streaming. The ``abort``
+(with the error's stable ``code``, see ``core.slot_errors``) and then its ``slot_done`` carrying
+the error, while the other keeps streaming. The ``abort``
 event (the control plane's stop) cancels every unfinished slot and yields its ``slot_done`` with
 what it had produced, marked ``stopped``. Closing the stream cancels everything and yields
 nothing more. Either way provider connections are released before ``stream`` returns.
@@ -22,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 
 from arena_api.core.cost import bill
-from arena_api.core.errors import ProviderError
+from arena_api.core.errors import ProviderError, ProviderTimeout
 from arena_api.core.events import (
     InternalEvent,
     InternalMatchupDone,
@@ -36,6 +37,7 @@ from arena_api.core.identity import names_itself
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import ModelProvider
 from arena_api.core.response_metrics import markdown_density
+from arena_api.core.slot_errors import INTERNAL_ERROR
 
 __all__ = ["ArenaCore", "Signal", "SlotRun", "SteerControl"]
 
@@ -203,6 +205,7 @@ class ArenaCore:
         provider_input_tokens: int | None = None
         model_version: str | None = None
         error: str | None = None
+        code = INTERNAL_ERROR
         chunks = run.provider.stream(run.model, messages)
         loop = asyncio.get_running_loop()
         # The deadline moves at most ten times per timeout, not on every chunk (each move is a
@@ -234,8 +237,9 @@ class ArenaCore:
             error = STOPPED  # an operator's stop: keep what was produced
         except TimeoutError:
             error = f"no output for {self._slot_timeout_s:g} s; the slot timed out"
+            code = ProviderTimeout.code
         except ProviderError as exc:
-            error = str(exc) or type(exc).__name__
+            error, code = str(exc) or type(exc).__name__, exc.code
         except Exception:  # a bug in one slot must never take the other down
             error = _INTERNAL_FAILURE
         finally:
@@ -269,5 +273,5 @@ class ArenaCore:
             error=error,
         )
         if error is not None and error != STOPPED:
-            queue.put_nowait(InternalSlotError(slot=run.slot, message=error))
+            queue.put_nowait(InternalSlotError(slot=run.slot, message=error, code=code))
         queue.put_nowait(InternalSlotDone(slot=run.slot, result=result))

@@ -6,14 +6,23 @@ ArenaError                      status, code, message
 ├── VoteError                   401/403/404/409 on POST /api/arena/vote
 ├── RoundConfigError            500 default_model_missing, shadow_challenger_missing, ...
 │   └── NotEnoughModels         503 not_enough_models, no_models: the roster has too few
+│       └── ModelsPaused        503 models_paused: the circuit breaker paused too many
 └── NotFound                    404 not_found
 
-ProviderError                   a model endpoint failed (becomes a slot_error, never a 5xx)
-├── ProviderUnavailable         provider not configured / not registered
-├── ProviderTimeout             no token within the slot timeout
-├── ProviderHTTPError           the endpoint answered a non-2xx status
-│   └── ProviderRateLimited     ... 429
-└── ProviderStreamError         the stream broke off or could not be parsed
+ProviderError                   a model endpoint failed (a slot_error with ``code``, never a 5xx)
+├── ProviderUnavailable         provider_unavailable: provider not configured / not registered
+├── ProviderTimeout             provider_timeout: no token within the slot timeout
+├── ProviderHTTPError           provider_unavailable (5xx) / provider_rejected (other non-2xx)
+│   └── ProviderRateLimited     provider_rate_limited: ... 429
+└── ProviderStreamError         provider_bad_response: the stream could not be parsed
+    ├── ProviderUnreachable     provider_unreachable: no connection could be opened
+    ├── ProviderReset           provider_reset: the connection was reset or dropped
+    ├── ProviderTooLarge        provider_too_large: one event or line exceeded the cap
+    ├── ProviderReportedError   provider_error: the stream carried the vendor's error object
+    └── ProviderRefused         provider_refused: the vendor refused the prompt (safety block)
+
+Every ``ProviderError`` carries a stable ``code`` (``core.slot_errors`` maps each to what a voter
+reads) and, for a status the endpoint sent with ``Retry-After``, ``retry_after_s``.
 """
 
 from __future__ import annotations
@@ -25,15 +34,21 @@ __all__ = [
     "ArenaError",
     "ConversationError",
     "InvalidRequest",
+    "ModelsPaused",
     "NotEnoughModels",
     "SETUP_HINT",
     "NotFound",
     "ProviderError",
     "ProviderHTTPError",
     "ProviderRateLimited",
+    "ProviderRefused",
+    "ProviderReportedError",
+    "ProviderReset",
     "ProviderStreamError",
     "ProviderTimeout",
+    "ProviderTooLarge",
     "ProviderUnavailable",
+    "ProviderUnreachable",
     "RoundConfigError",
     "VoteError",
 ]
@@ -104,29 +119,60 @@ class RoundConfigError(ArenaError):
 
 
 class ProviderError(Exception):
-    """A model endpoint failed; the message is safe to show (it names no model)."""
+    """A model endpoint failed; the message is safe to show (it names no model).
+
+    ``code`` is the stable, machine-readable reason a ``slot_error`` carries.
+    """
+
+    code: str = "provider_error"
+    #: Seconds the endpoint asked to wait before another try (its ``Retry-After``), if any.
+    retry_after_s: float | None = None
 
 
 class ProviderUnavailable(ProviderError):
-    pass
+    code = "provider_unavailable"
 
 
 class ProviderTimeout(ProviderError):
-    pass
+    code = "provider_timeout"
 
 
 class ProviderHTTPError(ProviderError):
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int, *, retry_after_s: float | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.retry_after_s = retry_after_s
+        self.code = "provider_unavailable" if status >= 500 else "provider_rejected"
 
 
 class ProviderRateLimited(ProviderHTTPError):
-    pass
+    def __init__(self, message: str, status: int, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message, status, retry_after_s=retry_after_s)
+        self.code = "provider_rate_limited"
 
 
 class ProviderStreamError(ProviderError):
-    pass
+    code = "provider_bad_response"
+
+
+class ProviderUnreachable(ProviderStreamError):
+    code = "provider_unreachable"
+
+
+class ProviderReset(ProviderStreamError):
+    code = "provider_reset"
+
+
+class ProviderTooLarge(ProviderStreamError):
+    code = "provider_too_large"
+
+
+class ProviderReportedError(ProviderStreamError):
+    code = "provider_error"
+
+
+class ProviderRefused(ProviderStreamError):
+    code = "provider_refused"
 
 
 #: What an operator does about an arena with too few models it can use: said by the round that
@@ -160,3 +206,19 @@ class NotEnoughModels(RoundConfigError):
     ) -> NotEnoughModels | None:
         """The error for ``usable`` models, or ``None`` when there are enough for a round."""
         return cls(usable, needed, code=code) if usable < needed else None
+
+
+class ModelsPaused(NotEnoughModels):
+    """Enough models are set up, but the circuit breaker paused some after repeated failures
+    and too few are left: a passing outage (503 ``models_paused``), tried again by itself."""
+
+    code = "models_paused"
+
+    def __init__(self, usable: int, paused: int, retry_in_s: float) -> None:
+        super().__init__(usable)
+        self.shortage = (
+            f"{paused} of this arena's models are paused after failing repeatedly, and a round "
+            f"needs 2 that can answer; they are tried again within {max(1, round(retry_in_s))} s."
+        )
+        ArenaError.__init__(self, self.shortage)
+        self.retry_after_s = max(1, round(retry_in_s))

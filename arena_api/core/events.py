@@ -85,6 +85,8 @@ class InternalSlotError(_Internal):
     type: Literal["slot_error"] = "slot_error"
     slot: Slot
     message: str
+    #: Stable and machine-readable (``core.slot_errors``), e.g. ``provider_rate_limited``.
+    code: str
 
 
 class InternalSlotDone(_Internal):
@@ -159,9 +161,13 @@ class Token(_Public):
 
 
 class SlotError(_Public):
+    """A slot failed; the other slot goes on. ``code`` (see ``core.slot_errors``) is stable and
+    machine-readable; ``message`` is blind (it names no model, provider or vendor)."""
+
     type: Literal["slot_error"] = "slot_error"
     slot: Slot
     message: str
+    code: str | None = None
 
 
 class SlotDone(_Public):

@@ -17,9 +17,11 @@ __all__ = [
     "BROKE_OFF",
     "REPORTED_ERROR",
     "TIMED_OUT",
+    "TOO_LARGE",
     "UNFINISHED",
     "UNPARSABLE",
     "UNREACHABLE",
+    "WRONG_TYPE",
     "parse_object",
     "status_error",
 ]
@@ -30,13 +32,24 @@ UNPARSABLE = "the model stream could not be parsed"
 UNFINISHED = "the model stream ended before the answer was finished"
 REPORTED_ERROR = "the model endpoint reported an error mid-stream"
 TIMED_OUT = "the model endpoint did not answer in time"
+TOO_LARGE = "the model stream sent a piece too large to accept"
+WRONG_TYPE = "the model endpoint answered with an unexpected content type"
 
 
-def status_error(status: int) -> ProviderHTTPError:
-    """The error for a non-2xx status: ``ProviderRateLimited`` for 429, else the generic one."""
+def status_error(status: int, retry_after_s: float | None = None) -> ProviderHTTPError:
+    """The error for a non-2xx status: ``ProviderRateLimited`` for 429, else the generic one.
+
+    Args:
+        status: the response's status.
+        retry_after_s: the seconds its ``Retry-After`` asked for, if it sent one.
+    """
     if status == 429:
-        return ProviderRateLimited("the model endpoint answered 429 (rate limited)", status)
-    return ProviderHTTPError(f"the model endpoint answered {status}", status)
+        return ProviderRateLimited(
+            "the model endpoint answered 429 (rate limited)", status, retry_after_s=retry_after_s
+        )
+    return ProviderHTTPError(
+        f"the model endpoint answered {status}", status, retry_after_s=retry_after_s
+    )
 
 
 def parse_object(text: str | bytes) -> Mapping[str, Any]:

@@ -9,24 +9,53 @@ what they need.
 
 Failures become the ``ProviderError`` tree (see ``_errors``):
 
-    non-2xx status                          -> ProviderHTTPError / ProviderRateLimited (429)
-    no connection                           -> ProviderStreamError("... could not be reached")
+    non-2xx status                          -> ProviderHTTPError (5xx, 4xx) / ProviderRateLimited
+                                               (429), with the ``Retry-After`` it asked for
+    no connection (refused, DNS, connect    -> ProviderUnreachable
+    timeout)
+    the connection reset or dropped         -> ProviderReset
     the session's read timeout              -> ProviderTimeout
-    the connection or the body breaks       -> ProviderStreamError("... broke off")
+    a 2xx of another content type           -> ProviderStreamError (e.g. an HTML error page)
+    a line longer than ``MAX_LINE_BYTES``   -> ProviderTooLarge, read no further (bounded memory)
+
+Retrying is not done here but around a whole answer (``_retry``): only a provider knows when its
+first token has been shown.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Collection, Mapping
 from typing import Any
 
 import aiohttp
 
-from arena_api.core.errors import ProviderStreamError, ProviderTimeout
-from arena_api.providers._errors import BROKE_OFF, TIMED_OUT, UNREACHABLE, status_error
+from arena_api.core.errors import (
+    ProviderError,
+    ProviderReset,
+    ProviderStreamError,
+    ProviderTimeout,
+    ProviderTooLarge,
+    ProviderUnreachable,
+)
+from arena_api.providers._errors import (
+    BROKE_OFF,
+    TIMED_OUT,
+    TOO_LARGE,
+    UNREACHABLE,
+    WRONG_TYPE,
+    status_error,
+)
+from arena_api.providers._retry import parse_retry_after
 
-__all__ = ["make_session", "post_lines"]
+__all__ = ["MAX_LINE_BYTES", "make_session", "post_lines"]
+
+#: The longest line (an SSE field, an NDJSON object) read from a model endpoint: a real event is
+#: a few hundred bytes; one beyond this ends the answer rather than growing a buffer.
+MAX_LINE_BYTES = 1 << 20
+#: How much of an error response's body is read (and thrown away) so its connection can be reused.
+_ERROR_BODY_BYTES = 64 << 10
 
 _JSON = {"content-type": "application/json", "accept": "text/event-stream, application/json"}
 
@@ -60,6 +89,7 @@ async def post_lines(
     *,
     headers: Mapping[str, str] | None = None,
     params: Mapping[str, str] | None = None,
+    media_types: Collection[str] = (),
 ) -> AsyncIterator[bytes]:
     """POST ``body`` as JSON and yield the response's lines, line endings stripped (blank lines
     included: they end Server-Sent Events).
@@ -67,31 +97,102 @@ async def post_lines(
     Closing the iterator early (a stop, a disconnect, a slot timeout) closes the connection at
     once; a response read to its end leaves it to be reused.
 
+    Args:
+        media_types: the content types a 2xx answer may have (lower case, no parameters); empty
+            accepts any. A response without a ``content-type`` is accepted.
+
     Raises:
         ProviderHTTPError: the status is not 2xx (the body is read, never quoted).
+        ProviderUnreachable: no connection could be opened.
+        ProviderReset: the connection was reset or dropped.
         ProviderTimeout: the session's read timeout passed.
-        ProviderStreamError: no connection, or the connection or the body broke.
+        ProviderTooLarge: a line exceeded ``MAX_LINE_BYTES``.
+        ProviderStreamError: the answer is not of one of ``media_types``.
     """
     data = json.dumps(body).encode()
     try:
         response = await session.post(
             url, data=data, headers={**_JSON, **(headers or {})}, params=params
         )
-    except TimeoutError as exc:
-        raise ProviderTimeout(TIMED_OUT) from exc
-    except aiohttp.ClientError as exc:
-        raise ProviderStreamError(UNREACHABLE) from exc
+    except Exception as exc:
+        error = _provider_error(exc)
+        if error is None:
+            raise
+        raise error from exc
     try:
         if response.status >= 300:
-            await response.read()
-            raise status_error(response.status)
-        async for line in response.content:
-            yield line.rstrip(b"\r\n")
-    except TimeoutError as exc:
-        raise ProviderTimeout(TIMED_OUT) from exc
-    except (aiohttp.ClientError, ValueError) as exc:
-        # ValueError: a line longer than the reader's buffer limit.
-        raise ProviderStreamError(BROKE_OFF) from exc
+            await _discard(response)
+            raise status_error(
+                response.status, parse_retry_after(response.headers.get("retry-after"))
+            )
+        content_type = response.headers.get("content-type")
+        if content_type and media_types:
+            if content_type.partition(";")[0].strip().lower() not in media_types:
+                raise ProviderStreamError(WRONG_TYPE)
+        async for line in _lines(response.content):
+            yield line
+    except ProviderError:
+        raise
+    except Exception as exc:
+        error = _provider_error(exc, is_streaming=True)
+        if error is None:
+            raise
+        raise error from exc
     finally:
         # Read to the end, the connection is already back in the pool; otherwise drop it.
         response.close()
+
+
+def _provider_error(exc: Exception, *, is_streaming: bool = False) -> ProviderError | None:
+    """The ``ProviderError`` for what the HTTP client raised; ``None`` for anything else (a bug
+    is not dressed up as a provider's fault)."""
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return ProviderUnreachable(UNREACHABLE)
+    if isinstance(exc, TimeoutError):
+        return ProviderTimeout(TIMED_OUT)
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return ProviderUnreachable(UNREACHABLE)
+    if isinstance(exc, aiohttp.ClientConnectionError | aiohttp.ClientPayloadError | OSError):
+        return ProviderReset(BROKE_OFF)
+    if isinstance(exc, aiohttp.ClientError):
+        return ProviderReset(BROKE_OFF) if is_streaming else ProviderUnreachable(UNREACHABLE)
+    return None
+
+
+async def _discard(response: aiohttp.ClientResponse) -> None:
+    """Read (a bounded part of) an error body, so a small one leaves its connection reusable;
+    a body that breaks off changes nothing (the status is the news)."""
+    seen = 0
+    with contextlib.suppress(aiohttp.ClientError, OSError):
+        async for chunk in response.content.iter_any():
+            seen += len(chunk)
+            if seen > _ERROR_BODY_BYTES:
+                return  # too long to drain: the connection is dropped instead
+
+
+async def _lines(content: aiohttp.StreamReader) -> AsyncIterator[bytes]:
+    """The lines of ``content`` split at ``\n`` with a trailing ``\r`` removed; never more than
+    ``MAX_LINE_BYTES`` (plus one network read) held.
+
+    Raises:
+        ProviderTooLarge: a line is longer than ``MAX_LINE_BYTES``.
+    """
+    pending = bytearray()
+    async for chunk in content.iter_any():
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if pending:
+                pending += memoryview(chunk)[start:end]
+                line = bytes(pending)
+                pending.clear()
+            else:
+                line = chunk[start:end]
+            if len(line) > MAX_LINE_BYTES:
+                raise ProviderTooLarge(TOO_LARGE)
+            yield line[:-1] if line.endswith(b"\r") else line
+            start = end + 1
+        pending += memoryview(chunk)[start:]
+        if len(pending) > MAX_LINE_BYTES:
+            raise ProviderTooLarge(TOO_LARGE)
+    if pending:
+        yield bytes(pending).rstrip(b"\r")

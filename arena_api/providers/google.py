@@ -17,7 +17,12 @@ from typing import Any
 
 import aiohttp
 
-from arena_api.core.errors import ProviderError, ProviderStreamError
+from arena_api.core.errors import (
+    ProviderError,
+    ProviderRefused,
+    ProviderReportedError,
+    ProviderStreamError,
+)
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
 from arena_api.providers._errors import REPORTED_ERROR, UNFINISHED, UNPARSABLE, parse_object
@@ -76,14 +81,14 @@ def _read_event(event: Mapping[str, Any]) -> _EventFacts:
         ProviderStreamError: the event is an error, a blocked prompt, or not the expected shape.
     """
     if "error" in event:
-        raise ProviderStreamError(REPORTED_ERROR)
+        raise ProviderReportedError(REPORTED_ERROR)
     candidates = event.get("candidates") or []
     if not isinstance(candidates, list):
         raise ProviderStreamError(UNPARSABLE)
     if not candidates:
         feedback = event.get("promptFeedback")
         if isinstance(feedback, dict) and feedback.get("blockReason"):
-            raise ProviderStreamError(_BLOCKED)
+            raise ProviderRefused(_BLOCKED)
     text, is_finish = "", False
     if candidates:
         candidate = _mapping(candidates[0])
@@ -129,8 +134,11 @@ class GoogleProvider:
             ProviderRateLimited: the API answered 429.
             ProviderHTTPError: the API answered another non-2xx status.
             ProviderTimeout: the API did not answer within the client's timeout.
-            ProviderStreamError: the API could not be reached, or the stream broke off, carried
-                an error, could not be parsed, refused the prompt or ended without a finish reason.
+            ProviderStreamError: the API could not be reached (``ProviderUnreachable``), or the
+                stream broke off (``ProviderReset``), sent a piece too large
+                (``ProviderTooLarge``), carried an error (``ProviderReportedError``), refused the
+                prompt (``ProviderRefused``), was not SSE, could not be parsed or ended without a
+                finish reason.
         """
         model_id = model.provider_model_id.removeprefix("models/")
         url = f"{self._base_url}/v1beta/models/{model_id}:streamGenerateContent"
@@ -145,6 +153,7 @@ class GoogleProvider:
             _request_body(messages),
             headers={"x-goog-api-key": self._api_key},
             params={"alt": "sse"},
+            media_types=("text/event-stream",),
         )
         try:
             async for line in lines:

@@ -13,13 +13,16 @@ from typing import Any
 
 import aiohttp
 
-from arena_api.core.errors import ProviderStreamError
+from arena_api.core.errors import ProviderReportedError, ProviderStreamError
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
 from arena_api.providers._errors import REPORTED_ERROR, UNFINISHED, UNPARSABLE, parse_object
 from arena_api.providers._http import post_lines
 
 __all__ = ["OllamaProvider"]
+
+# Ollama streams ``application/x-ndjson``; a proxy in front may relabel it plain JSON.
+_MEDIA_TYPES = ("application/x-ndjson", "application/json")
 
 
 def _text(line: Mapping[str, Any]) -> str:
@@ -65,8 +68,10 @@ class OllamaProvider:
             ProviderRateLimited: the server answered 429.
             ProviderHTTPError: the server answered another non-2xx status.
             ProviderTimeout: the server did not answer within the client's timeout.
-            ProviderStreamError: the server could not be reached, or the stream broke off, sent
-                an error line, could not be parsed or ended without ``"done": true``.
+            ProviderStreamError: the server could not be reached (``ProviderUnreachable``), or
+                the stream broke off (``ProviderReset``), sent a line too long
+                (``ProviderTooLarge``) or an error line (``ProviderReportedError``), was not
+                NDJSON, could not be parsed or ended without ``"done": true``.
         """
         body = {
             "model": model.provider_model_id,
@@ -74,12 +79,12 @@ class OllamaProvider:
             "stream": True,
         }
         final: ProviderChunk | None = None
-        async for raw in post_lines(self._http, self._url, body):
+        async for raw in post_lines(self._http, self._url, body, media_types=_MEDIA_TYPES):
             if not raw.strip() or final is not None:
                 continue  # read to the end, so the connection can be reused
             line = parse_object(raw)
             if "error" in line:
-                raise ProviderStreamError(REPORTED_ERROR)
+                raise ProviderReportedError(REPORTED_ERROR)
             text = _text(line)
             if text:
                 yield ProviderChunk(text=text)

@@ -10,9 +10,14 @@ not the ``openai`` SDK). Failures:
     429                                      -> ProviderRateLimited
     another non-2xx status                   -> ProviderHTTPError(status)
     the read timeout                         -> ProviderTimeout
-    no connection, a broken stream           -> ProviderStreamError
-    an error event, an unparsable chunk,
-    a stream that ends without a finish      -> ProviderStreamError
+    no connection                            -> ProviderUnreachable
+    a reset or dropped connection            -> ProviderReset
+    an event or line over 1 MiB              -> ProviderTooLarge
+    an error event                           -> ProviderReportedError
+    not ``text/event-stream``, an unparsable
+    chunk, a stream without a finish         -> ProviderStreamError
+
+(Retries before the first token wrap the provider: ``_retry``.)
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any
 
 import aiohttp
 
-from arena_api.core.errors import ProviderStreamError
+from arena_api.core.errors import ProviderReportedError, ProviderStreamError
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
 from arena_api.providers._errors import REPORTED_ERROR, UNFINISHED, UNPARSABLE, parse_object
@@ -33,6 +38,7 @@ __all__ = ["OPENAI_BASE_URL", "OpenAICompatibleProvider"]
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 _DONE = b"[DONE]"
+_MEDIA_TYPES = ("text/event-stream",)
 
 
 def _read_chunk(
@@ -44,7 +50,7 @@ def _read_chunk(
         ProviderStreamError: an error event, or a chunk that is not a ``chat.completion.chunk``.
     """
     if chunk.get("error"):
-        raise ProviderStreamError(REPORTED_ERROR)
+        raise ProviderReportedError(REPORTED_ERROR)
     choices = chunk.get("choices")
     if not isinstance(choices, list):
         raise ProviderStreamError(UNPARSABLE)
@@ -99,8 +105,10 @@ class OpenAICompatibleProvider:
             ProviderRateLimited: the endpoint answered 429.
             ProviderHTTPError: the endpoint answered another non-2xx status.
             ProviderTimeout: the endpoint fell silent past the session's read timeout.
-            ProviderStreamError: the endpoint could not be reached, or the stream broke off,
-                carried an error, could not be parsed or ended without a finish reason.
+            ProviderStreamError: the endpoint could not be reached (``ProviderUnreachable``),
+                the stream broke off (``ProviderReset``), sent a piece too large
+                (``ProviderTooLarge``), carried an error (``ProviderReportedError``), was not
+                SSE, could not be parsed or ended without a finish reason.
         """
         body = {
             "model": model.provider_model_id,
@@ -113,7 +121,10 @@ class OpenAICompatibleProvider:
         output_tokens: int | None = None
         input_tokens: int | None = None
         version: str | None = None
-        async for line in post_lines(self._http, self._url, body, headers=self._headers):
+        lines = post_lines(
+            self._http, self._url, body, headers=self._headers, media_types=_MEDIA_TYPES
+        )
+        async for line in lines:
             data = decoder.feed(line)
             if data is None or data == _DONE:
                 continue

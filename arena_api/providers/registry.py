@@ -8,6 +8,7 @@ import aiohttp
 
 from arena_api.core.errors import ProviderUnavailable
 from arena_api.core.ports import ModelProvider
+from arena_api.providers._retry import RetryingProvider, RetryPolicy
 from arena_api.providers.google import GOOGLE_BASE_URL, GoogleProvider
 from arena_api.providers.mock import MockModelProvider
 from arena_api.providers.ollama import OllamaProvider
@@ -57,11 +58,26 @@ def build_registry(settings: Settings, http: aiohttp.ClientSession) -> ProviderR
     * ``google`` when ``GOOGLE_API_KEY`` is set;
     * ``ollama`` whenever ``OLLAMA_BASE_URL`` is set, which it is by default.
 
-    No provider opens a connection here; an endpoint that is down fails its first stream.
+    No provider opens a connection here; an endpoint that is down fails its first stream. Every
+    network provider retries a failure before its first token (``ARENA_PROVIDER_RETRIES`` times,
+    within ``ARENA_SLOT_TIMEOUT_S``; see ``_retry``).
     """
+    policy = RetryPolicy(
+        retries=settings.provider_retries, first_token_timeout_s=settings.slot_timeout_s
+    )
+    network: dict[str, ModelProvider] = {}
+    _add_network_providers(network, settings, http)
     providers: dict[str, ModelProvider] = {}
     if settings.uses_mock_provider:
         providers["mock"] = MockModelProvider(settings.mock_tokens_per_second, settings.mock_tokens)
+    for key, provider in network.items():
+        providers[key] = RetryingProvider(provider, policy)
+    return ProviderRegistry(providers)
+
+
+def _add_network_providers(
+    providers: dict[str, ModelProvider], settings: Settings, http: aiohttp.ClientSession
+) -> None:
     if settings.openai_api_key is not None or settings.openai_base_url is not None:
         providers["openai"] = OpenAICompatibleProvider(
             "openai", settings.openai_base_url, _reveal(settings.openai_api_key), http
@@ -80,4 +96,3 @@ def build_registry(settings: Settings, http: aiohttp.ClientSession) -> ProviderR
         )
     if settings.ollama_base_url is not None:
         providers["ollama"] = OllamaProvider(settings.ollama_base_url, http)
-    return ProviderRegistry(providers)

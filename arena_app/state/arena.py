@@ -26,6 +26,7 @@ from arena_api.core.events import (
 from arena_api.core.models import SLOTS
 from arena_api.core.ratelimit import refusal_message
 from arena_api.core.requests import ChatRequest, VoteRequest, parse_command
+from arena_api.core.slot_errors import voter_message
 from arena_api.core.views import RevealedModels
 from arena_api.services import RoundOptions
 from arena_api.services.live_feeds import LiveFeed
@@ -475,7 +476,8 @@ class ArenaState(rx.State):
                 self.reveal_a = event.models["A"].display_name
                 self.reveal_b = event.models["B"].display_name
         elif isinstance(event, SlotError):
-            setattr(self, f"error_{event.slot.lower()}", event.message)
+            # What a voter reads for the code (core.slot_errors), not the technical message.
+            setattr(self, f"error_{event.slot.lower()}", voter_message(event.code, event.message))
         elif isinstance(event, SlotDone):
             setattr(self, f"done_{event.slot.lower()}", True)
         elif isinstance(event, MatchupDone):

@@ -17,6 +17,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.fakes._faults import (
+    DRIP_INTERVAL_S,
+    STREAM_FAULTS,
+    fault_response,
+    filler,
+    resolve_behaviour,
+)
 from tests.fakes._recording import Recorder, behaviour_of
 from tests.fakes._scripted import Ending, ScriptedStream
 
@@ -25,8 +32,19 @@ __all__ = ["OK_OUTPUT_TOKENS", "OK_TOKENS", "create_app", "model_version"]
 OK_TOKENS = ("Hello", " from", " the", " fake", ".")
 OK_OUTPUT_TOKENS = len(OK_TOKENS)
 STREAMING_BEHAVIOURS = frozenset(
-    {"ok", "disconnect", "stall", "truncated", "error-line", "garbage", "blocked", "thinking"}
+    {
+        "ok",
+        "disconnect",
+        "stall",
+        "truncated",
+        "error-line",
+        "garbage",
+        "blocked",
+        "thinking",
+        *STREAM_FAULTS,
+    }
 )
+_GRPC_STATUS = {429: "RESOURCE_EXHAUSTED", 502: "UNAVAILABLE", 503: "UNAVAILABLE"}
 PROMPT_TOKENS = 9
 
 
@@ -69,11 +87,22 @@ def create_app(recorder: Recorder) -> Starlette:
     async def stream_generate_content(request: Request) -> Response:
         await recorder.record(request)
         model = request.path_params["model"]
-        behaviour = behaviour_of(model)
+        behaviour = resolve_behaviour(behaviour_of(model), model, recorder)
         if "x-goog-api-key" not in request.headers:
             return _error(403, "Method doesn't allow unregistered callers.", "PERMISSION_DENIED")
         if request.query_params.get("alt") != "sse":
             return _error(400, "This fake only streams with alt=sse.", "INVALID_ARGUMENT")
+        fault = fault_response(
+            behaviour,
+            error=lambda status, message: _error(
+                status, message, _GRPC_STATUS.get(status, "INTERNAL")
+            ),
+            media_type="text/event-stream",
+            recorder=recorder,
+            label=model,
+        )
+        if fault is not None:
+            return fault
         if behaviour == "rate-limited":
             return _error(
                 429,
@@ -91,8 +120,9 @@ def create_app(recorder: Recorder) -> Starlette:
                 "NOT_FOUND",
             )
         ending: Ending = "end"
+        interval = 0.0
+        last = len(OK_TOKENS) - 1
         if behaviour == "ok":
-            last = len(OK_TOKENS) - 1
             pieces = [
                 _response(model, token, index + 1, finish=index == last)
                 for index, token in enumerate(OK_TOKENS)
@@ -107,6 +137,22 @@ def create_app(recorder: Recorder) -> Starlette:
             pieces = [_response(model, t, i + 1) for i, t in enumerate(OK_TOKENS[:2])]
         elif behaviour == "garbage":
             pieces = [_response(model, OK_TOKENS[0], 1), b"data: {not json\r\n\r\n"]
+        elif behaviour == "reset-after-token":
+            pieces = [_response(model, OK_TOKENS[0], 1)]
+            ending = "reset"
+        elif behaviour == "malformed":
+            pieces = [b"data: {not json\r\n\r\n"]
+        elif behaviour == "drip":
+            pieces = [
+                _response(model, token, index + 1, finish=index == last)
+                for index, token in enumerate(OK_TOKENS)
+            ]
+            interval = DRIP_INTERVAL_S
+        elif behaviour == "oversized":
+            pieces = [_response(model, OK_TOKENS[0], 1)]
+            pieces.append(b'data: {"candidates":[{"content":{"parts":[{"text":"')
+            pieces += [*filler(), b'"}],"role":"model"},"index":0}]}\r\n\r\n']
+            pieces.append(_response(model, ".", 2, finish=True))
         elif behaviour == "blocked":
             usage = {"promptTokenCount": PROMPT_TOKENS, "totalTokenCount": PROMPT_TOKENS}
             feedback = {"blockReason": "SAFETY", "safetyRatings": []}
@@ -121,7 +167,12 @@ def create_app(recorder: Recorder) -> Starlette:
             error = {"code": 503, "message": f"{model} is overloaded.", "status": "UNAVAILABLE"}
             pieces.append(_event({"error": error}))
         return ScriptedStream(
-            pieces, media_type="text/event-stream", recorder=recorder, ending=ending
+            pieces,
+            media_type="text/event-stream",
+            recorder=recorder,
+            ending=ending,
+            interval=interval,
+            label=model,
         )
 
     routes = [

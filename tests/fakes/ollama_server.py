@@ -16,6 +16,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.fakes._faults import (
+    DRIP_INTERVAL_S,
+    STREAM_FAULTS,
+    fault_response,
+    filler,
+    resolve_behaviour,
+)
 from tests.fakes._recording import Recorder, behaviour_of
 from tests.fakes._scripted import Ending, ScriptedStream
 
@@ -24,7 +31,7 @@ __all__ = ["OK_OUTPUT_TOKENS", "OK_TOKENS", "create_app"]
 OK_TOKENS = ("Hello", " from", " the", " fake", ".")
 OK_OUTPUT_TOKENS = len(OK_TOKENS)
 STREAMING_BEHAVIOURS = frozenset(
-    {"ok", "disconnect", "stall", "truncated", "error-line", "garbage"}
+    {"ok", "disconnect", "stall", "truncated", "error-line", "garbage", *STREAM_FAULTS}
 )
 
 
@@ -67,7 +74,16 @@ def create_app(recorder: Recorder) -> Starlette:
     async def chat(request: Request) -> Response:
         body = (await recorder.record(request)).json
         model = str(body.get("model", ""))
-        behaviour = behaviour_of(model)
+        behaviour = resolve_behaviour(behaviour_of(model), model, recorder)
+        fault = fault_response(
+            behaviour,
+            error=lambda status, message: JSONResponse({"error": message}, status_code=status),
+            media_type="application/x-ndjson",
+            recorder=recorder,
+            label=model,
+        )
+        if fault is not None:
+            return fault
         if behaviour == "rate-limited":
             return JSONResponse({"error": f"too many requests for {model}"}, status_code=429)
         if behaviour == "server-error":
@@ -79,6 +95,7 @@ def create_app(recorder: Recorder) -> Starlette:
                 {"error": f'model "{model}" not found, try pulling it first'}, status_code=404
             )
         ending: Ending = "end"
+        interval = 0.0
         if behaviour == "ok":
             pieces = [_token(model, token) for token in OK_TOKENS]
             pieces.append(_done(model, OK_OUTPUT_TOKENS))
@@ -92,11 +109,30 @@ def create_app(recorder: Recorder) -> Starlette:
             pieces = [_token(model, token) for token in OK_TOKENS[:2]]
         elif behaviour == "garbage":
             pieces = [_token(model, OK_TOKENS[0]), b"{not json\n"]
+        elif behaviour == "reset-after-token":
+            pieces = [_token(model, OK_TOKENS[0])]
+            ending = "reset"
+        elif behaviour == "malformed":
+            pieces = [b"{not json\n"]
+        elif behaviour == "drip":
+            pieces = [_token(model, token) for token in OK_TOKENS]
+            pieces.append(_done(model, OK_OUTPUT_TOKENS))
+            interval = DRIP_INTERVAL_S
+        elif behaviour == "oversized":
+            pieces = [_token(model, OK_TOKENS[0])]
+            pieces.append(b'{"model":"m","message":{"role":"assistant","content":"')
+            pieces += [*filler(), b'"},"done":false}\n']
+            pieces.append(_done(model, OK_OUTPUT_TOKENS))
         else:  # error-line
             pieces = [_token(model, OK_TOKENS[0])]
             pieces.append(_line({"error": f"an error was encountered while running {model}"}))
         return ScriptedStream(
-            pieces, media_type="application/x-ndjson", recorder=recorder, ending=ending
+            pieces,
+            media_type="application/x-ndjson",
+            recorder=recorder,
+            ending=ending,
+            interval=interval,
+            label=model,
         )
 
     return Starlette(routes=[Route("/api/chat", chat, methods=["POST"])])

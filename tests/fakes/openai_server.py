@@ -19,6 +19,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.fakes._faults import (
+    DRIP_INTERVAL_S,
+    STREAM_FAULTS,
+    fault_response,
+    filler,
+    resolve_behaviour,
+)
 from tests.fakes._recording import Recorder, behaviour_of
 from tests.fakes._scripted import Ending, ScriptedStream
 
@@ -72,6 +79,7 @@ STREAMING_BEHAVIOURS = frozenset(
         "truncated",
         "error-line",
         "garbage",
+        *STREAM_FAULTS,
     }
 )
 PROMPT_TOKENS = 11
@@ -146,7 +154,16 @@ def create_app(recorder: Recorder) -> Starlette:
     async def chat_completions(request: Request) -> Response:
         body = (await recorder.record(request)).json
         model = str(body.get("model", ""))
-        behaviour = behaviour_of(model)
+        behaviour = resolve_behaviour(behaviour_of(model), model, recorder)
+        fault = fault_response(
+            behaviour,
+            error=lambda status, message: _error(status, message, "server_error", None),
+            media_type="text/event-stream",
+            recorder=recorder,
+            label=model,
+        )
+        if fault is not None:
+            return fault
         if behaviour == "rate-limited":
             return _error(
                 429,
@@ -215,6 +232,22 @@ def create_app(recorder: Recorder) -> Starlette:
         elif behaviour == "garbage":
             pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
             pieces.append(b"data: {not json\n\n")
+        elif behaviour == "reset-after-token":
+            pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
+            ending = "reset"
+        elif behaviour == "malformed":
+            pieces.append(b"data: {not json\n\n")
+        elif behaviour == "drip":
+            # The role and the first token at once, then a token per interval.
+            pieces = [pieces[0] + chunks.delta({"content": OK_TOKENS[0]})]
+            pieces += [chunks.delta({"content": token}) for token in OK_TOKENS[1:]]
+            pieces += [chunks.delta({}, finish_reason="stop"), b"data: [DONE]\n\n"]
+            interval = DRIP_INTERVAL_S
+        elif behaviour == "oversized":
+            pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
+            pieces.append(b'data: {"choices":[{"index":0,"delta":{"content":"')
+            pieces += [*filler(), b'"},"finish_reason":null}]}\n\n']
+            pieces += [chunks.delta({}, finish_reason="stop"), b"data: [DONE]\n\n"]
         else:  # error-line
             pieces.append(chunks.delta({"content": OK_TOKENS[0]}))
             error = {"message": f"{model} overloaded", "type": "server_error", "code": None}
@@ -225,6 +258,7 @@ def create_app(recorder: Recorder) -> Starlette:
             recorder=recorder,
             ending=ending,
             interval=interval,
+            label=model,
         )
 
     return Starlette(routes=[Route("/v1/chat/completions", chat_completions, methods=["POST"])])

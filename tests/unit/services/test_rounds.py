@@ -92,7 +92,10 @@ async def test_a_slot_whose_provider_fails_says_so_and_the_other_slot_still_answ
     round_ = arena.store.rounds[0]
     failing: Slot = "A" if round_.slot_a == AURORA else "B"
     answers = {slot: r for (_, slot), (_, r) in arena.store.responses.items()}
-    assert ("slot_error", {"slot": failing, "message": "rate limited"}) in events
+    assert (
+        "slot_error",
+        {"slot": failing, "message": "rate limited", "code": "provider_rate_limited"},
+    ) in events
     assert answers[failing].error == "rate limited" and answers[failing].content == ""
     other: Slot = "B" if failing == "A" else "A"
     assert answers[other].error is None and answers[other].content == "Hello world"
