@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
-__all__ = ["ErrorBody", "Health", "MigrationState"]
+__all__ = ["ErrorBody", "Health", "MigrationState", "ModelsHealth"]
 
 
 class ErrorBody(TypedDict):
@@ -46,6 +46,18 @@ class MigrationState(BaseModel):
     head: str = Field(description="The newest revision this server ships.")
 
 
+class ModelsHealth(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    usable: int = Field(
+        description="How many models can answer (0 or 1 is a setup to finish, not a fault)."
+    )
+    paused: list[str] = Field(
+        description="The models the circuit breaker paused after repeated failures (display "
+        "names): the matchmaker draws them again after `ARENA_BREAKER_COOLDOWN_S`."
+    )
+
+
 class Health(BaseModel):
     """``GET /health``: 200 when healthy, 503 otherwise (same body)."""
 
@@ -56,9 +68,9 @@ class Health(BaseModel):
     )
     database: Literal["reachable", "unreachable"]
     migration: MigrationState
-    models: int | None = Field(
-        description="How many models can answer (0 or 1 is a setup to finish, not a fault); "
-        "null when the database is unreachable."
+    models: ModelsHealth | None = Field(
+        description="The models that can answer and those paused; null when the database is "
+        "unreachable."
     )
     version: str
     uptime_seconds: float

@@ -297,6 +297,9 @@ class LeaderboardEntry(View):
     games: int | None = None
     rank: int | None = None
     style_controlled_rank: int | None = None
+    #: The circuit breaker paused the model after repeated failures: no round draws it until
+    #: it is tried again (``ARENA_BREAKER_*``).
+    paused: bool = False
 
     @property
     def decided(self) -> int:

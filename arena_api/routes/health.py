@@ -1,6 +1,6 @@
 """``GET /health``: is the process up, is its database reachable and migrated, is it draining,
-how many models can answer, and (one replica of several) can it reach the Redis the replicas
-share."""
+how many models can answer and which are paused, and (one replica of several) can it reach the
+Redis the replicas share."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
-from arena_api.core.responses import Health, MigrationState
+from arena_api.core.responses import Health, MigrationState, ModelsHealth
 from arena_api.routes._request import services_of
 
 __all__ = ["routes"]
@@ -20,12 +20,14 @@ async def health(request: Request) -> JSONResponse:
     services = services_of(request)
     database = await services.database.check()
     reachable, current, head = database.reachable, database.current, database.head
-    models: int | None = None
+    models: ModelsHealth | None = None
     if reachable:
         try:
             # The models that can answer; 0 or 1 is a setup to finish (the page says how), not
-            # a fault to restart for, so it does not make the server unhealthy.
-            models = await services.arena.usable_models()
+            # a fault to restart for, so it does not make the server unhealthy; nor do paused
+            # models (the breaker tries them again by itself).
+            paused = [p.model.display_name for p in services.arena.breaker.paused()]
+            models = ModelsHealth(usable=await services.arena.usable_models(), paused=paused)
         except Exception:  # any driver or network failure means "not reachable" here
             current, models, reachable = None, None, False
     draining = services.arena.draining

@@ -7,7 +7,7 @@ dashboard's analytics. Nothing here writes; rounds, votes and control live in ``
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 
 from arena_api.core.boards import DEFAULT_BOARD, Board, check_category, check_votes
@@ -59,9 +59,17 @@ MAX_HISTORY_POINTS = 10_000
 
 
 class ReadService:
-    def __init__(self, *, repository: BoardReads, analytics: AnalyticsPort | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        repository: BoardReads,
+        analytics: AnalyticsPort | None = None,
+        paused: Callable[[], Collection[uuid.UUID]] = frozenset,
+    ) -> None:
         self._repo = repository
         self._analytics = analytics
+        #: The models the circuit breaker paused now (the leaderboard marks them).
+        self._paused = paused
 
     async def matchup(self, matchup_id: uuid.UUID) -> MatchupView:
         record = await self._repo.get_matchup(matchup_id)
@@ -160,6 +168,7 @@ class ReadService:
             (r.model.id, r.style_component_id, r.style_ci_lower, r.style_ci_upper) for r in rows
         )
         entries = []
+        paused = self._paused()
         for r in rows:
             decided = r.wins + r.losses + r.ties
             entries.append(
@@ -184,6 +193,7 @@ class ReadService:
                     games=r.games,
                     rank=ranks.get(r.model.id),
                     style_controlled_rank=style_ranks.get(r.model.id),
+                    paused=r.model.id in paused,
                 )
             )
         rated = [e.component_id for e in entries if e.component_id is not None]

@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 
 from arena_api.core.arena import ArenaCore, SlotRun
+from arena_api.core.breaker import NOT_FAILURES, CircuitBreaker
 from arena_api.core.categories import UNDETERMINED, classify, prompt_key
 from arena_api.core.clock import SYSTEM_CLOCK, Clock
 from arena_api.core.control import (
@@ -32,6 +33,7 @@ from arena_api.core.conversation import next_turn
 from arena_api.core.errors import (
     ConversationError,
     InvalidRequest,
+    ModelsPaused,
     ProviderUnavailable,
     RoundConfigError,
     ShuttingDown,
@@ -194,6 +196,7 @@ class ArenaService:
         relay: ControlRelay | None = None,
         clock: Clock = SYSTEM_CLOCK,
         roster_ttl_s: float = ROSTER_TTL_S,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         self._repo = repository
         self._votes = votes
@@ -217,6 +220,11 @@ class ArenaService:
         self._relay: ControlRelay = relay or LocalRelay()
         self._clock = clock
         self._roster_ttl_s = roster_ttl_s
+        #: Pauses a model that keeps failing from matchmaking (``ARENA_BREAKER_*``); this process's
+        #: own view: each replica counts the answers it relays.
+        self.breaker = breaker or CircuitBreaker(
+            failures=5, window=10, cooldown_s=60, clock=clock.monotonic
+        )
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -424,7 +432,8 @@ class ArenaService:
         if plan == "shadow":
             incumbent = self._require_default(roster)
             stats = await self._repo.snapshot()
-            challenger = self._matchmaker.pick_challenger(roster, incumbent, stats, self._rng)
+            drawable = [incumbent, *self._drawable(roster, incumbent)]
+            challenger = self._matchmaker.pick_challenger(drawable, incumbent, stats, self._rng)
             slot_a, slot_b = incumbent, challenger
         elif request.models is not None:
             slot_a, slot_b = _named_pair(roster, request.models)
@@ -433,8 +442,11 @@ class ArenaService:
                 first, second = options.pair
             else:
                 stats = await self._repo.snapshot()
-                first, second = self._matchmaker.pick_pair(roster, stats, self._rng)
+                drawable = self._drawable(roster)
+                first, second = self._matchmaker.pick_pair(drawable, stats, self._rng)
             slot_a, slot_b = (first, second) if self._rng.random() < 0.5 else (second, first)
+        self.breaker.drawn(slot_a)
+        self.breaker.drawn(slot_b)
         runs = (
             SlotRun("A", slot_a, self._provider_for(slot_a)),
             SlotRun("B", slot_b, self._provider_for(slot_b)),
@@ -490,6 +502,23 @@ class ArenaService:
             started, runs, messages, persisted=True, token=token, plan=plan, options=options
         )
 
+    def _drawable(self, roster: Sequence[ModelEntry], *also: ModelEntry) -> list[ModelEntry]:
+        """The models of ``roster`` (but ``also``) the matchmaker may draw: the breaker's paused
+        ones sit out.
+
+        Raises:
+            ModelsPaused: (503 ``models_paused``) the roster has models enough, but too few of
+                them are not paused.
+        """
+        others = [m for m in roster if m not in also]
+        drawable = self.breaker.playable(others)
+        needed = 2 - len(also)
+        if len(drawable) < needed <= len(others):
+            now = self.breaker.clock()
+            retry = min((p.until for p in self.breaker.paused()), default=now) - now
+            raise ModelsPaused(len(drawable) + len(also), len(others) - len(drawable), retry)
+        return drawable
+
     def _require_default(self, roster: Sequence[ModelEntry]) -> ModelEntry:
         model = self._default_model
         if model is None or all(m.id != model.id for m in roster):
@@ -540,12 +569,16 @@ class ArenaService:
         models = {run.slot: run.model for run in round_.runs}
         live = round_.live
         unrecorded: set[Slot] = set()
+        failed: set[Slot] = set()  # slots whose provider failed them (the breaker counts)
         try:
             stream = self._core.stream(messages, round_.runs, abort=live.abort, steer=live.steer)
             async for event in stream:
+                if isinstance(event, InternalSlotError) and event.code not in NOT_FAILURES:
+                    failed.add(event.slot)
                 if isinstance(event, InternalSlotDone):
                     model = models[event.slot]
                     self._observer.slot_finished(model.provider, model.display_name, event.result)
+                    self._count_answer(model, event.slot in failed)
                 if isinstance(event, InternalSlotDone) and round_.persisted:
                     try:
                         await self._repo.save_response(
@@ -578,6 +611,13 @@ class ArenaService:
             self.registry.release(round_.matchup_id)
             for channel in round_.channels:
                 channel.end()
+
+    def _count_answer(self, model: ModelEntry, failed: bool) -> None:
+        """Tell the breaker how ``model``'s answer ended (its listeners hear of a pause)."""
+        change = self.breaker.record(model, failed)
+        if change is not None:
+            log = _log.warning if change.state == "paused" else _log.info
+            log("model %s %s by the circuit breaker", model.display_name, change.state)
 
     # -- control plane ---------------------------------------------------------------------------
 
@@ -701,7 +741,7 @@ def _to_public(event: InternalEvent) -> PublicEvent | None:
     if isinstance(event, InternalToken):
         return Token(slot=event.slot, token=event.text)
     if isinstance(event, InternalSlotError):
-        return SlotError(slot=event.slot, message=event.message)
+        return SlotError(slot=event.slot, message=event.message, code=event.code)
     if isinstance(event, InternalSlotDone):
         return SlotDone(slot=event.slot)
     if isinstance(event, InternalSteered):

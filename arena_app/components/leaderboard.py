@@ -10,7 +10,27 @@ from arena_app.state.leaderboard import NO_GAMES, REFRESH_MS, LeaderboardState
 def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(row["rank"]),
-        rx.table.cell(row["name"]),
+        rx.table.cell(
+            row["name"],
+            # An icon after the name, not a word: the compact table has no room to spare.
+            rx.cond(
+                row["paused"] != "",
+                rx.tooltip(
+                    rx.icon(
+                        "circle-pause",
+                        size=13,
+                        color=rx.color("amber", 11),
+                        aria_label="paused",
+                        data_testid="paused",
+                        margin_left="0.3em",
+                        vertical_align="-2px",
+                        display="inline-block",
+                    ),
+                    content="Paused: it failed repeatedly; rounds leave it out until it is "
+                    "tried again.",
+                ),
+            ),
+        ),
         rx.cond(
             row["score"] == NO_GAMES,
             # Muted, over the score and style columns (neither has a value yet): one line.

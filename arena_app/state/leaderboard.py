@@ -59,6 +59,8 @@ class LeaderboardState(rx.State):
                     if score == NO_GAMES
                     else str(model.rank if model.rank is not None else index),
                     "name": model.display_name,
+                    # The breaker paused it: rounds do not draw it until it is tried again.
+                    "paused": "paused" if model.paused else "",
                     "score": score,
                     "style": style,
                     "games": str(

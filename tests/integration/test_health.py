@@ -23,7 +23,8 @@ async def test_health_reports_database_migration_and_version(api_url: str) -> No
     assert body["database"] == "reachable"
     assert body["migration"] == {"current": head_revision(), "head": head_revision()}
     assert body["version"]
-    assert isinstance(body["models"], int)  # how many models can answer
+    assert isinstance(body["models"]["usable"], int)  # how many models can answer
+    assert body["models"]["paused"] == []
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,7 @@ async def test_health_counts_the_models_whose_provider_is_configured(
         async with httpx.AsyncClient(base_url=server.url) as client:
             health = await client.get("/health")
 
-    assert health.status_code == 200 and health.json()["models"] == usable
+    assert health.status_code == 200 and health.json()["models"]["usable"] == usable
 
 
 async def test_a_round_without_usable_models_is_a_503_that_says_how_to_add_them(

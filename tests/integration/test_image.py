@@ -296,13 +296,13 @@ def test_each_readme_run_starts_healthy_and_does_what_it_says(
         if "ARENA_MODELS=" in command:
             listed = re.search(r"ARENA_MODELS=(\S+)", command)
             assert listed is not None
-            assert health["models"] == len(listed.group(1).split(",")), command
+            assert health["models"]["usable"] == len(listed.group(1).split(",")), command
         elif "ARENA_DEMO=1" in command:
-            assert health["models"] == 4, command
+            assert health["models"]["usable"] == 4, command
             _both_slots_streamed(_round(container.url, "hello from the demo"))
             assert _page_says(container.url, "demo: mock models"), command
         else:  # the bare run: healthy, no models, and a round that says what to do
-            assert health["models"] == 0, command
+            assert health["models"]["usable"] == 0, command
             answer = httpx.post(
                 f"{container.url}/api/arena/chat", json={"prompt": "hi"}, timeout=30
             )
@@ -359,7 +359,7 @@ def test_health_the_page_its_assets_and_the_event_socket_answer(served: Served) 
         for asset in assets
     }
 
-    assert health.status_code == 200 and health.json()["models"] == 2
+    assert health.status_code == 200 and health.json()["models"]["usable"] == 2
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert any(asset.endswith(".js") for asset in assets), assets
     assert set(fetched.values()) == {200}, fetched
@@ -469,7 +469,7 @@ def test_a_new_container_on_the_same_volume_keeps_the_vote_and_the_round(
         timeout=10,
     )
 
-    assert health["models"] == 2  # the same two models, now named by ARENA_MODELS
+    assert health["models"]["usable"] == 2  # the same two models, now named by ARENA_MODELS
     assert voted.status_code == 200 and voted.json()["vote"] == "left"
     (turn,) = thread.json()["turns"]
     assert [answer["slot"] for answer in turn["answers"]] == ["A", "B"]
