@@ -45,6 +45,12 @@ $(AXE): $(BUN)
 	@echo "installing Debian's redis-server for the cluster tests"
 	apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
 
+# Prometheus' promtool for the alert rules' test (deploy/prometheus: `promtool check rules` and
+# `promtool test rules`); RUNLEVEL=1 keeps the package from starting a Prometheus server.
+/usr/bin/promtool:
+	@echo "installing Debian's prometheus (promtool) for the alert rules' test"
+	apt-get update -qq && RUNLEVEL=1 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+
 # podman (with runc, and debootstrap for a stand-in base where the official one cannot be
 # pulled) for the image test, which builds the Dockerfile and runs the image: no Docker daemon
 # runs here, and podman's storage stays under .arena/containers.
@@ -72,7 +78,7 @@ check: lint
 # so two keep both cores busy. tests/parallel.py says how the suite is split between them.
 TEST_WORKERS ?= 2
 
-test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server /usr/bin/podman lint
+test: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server /usr/bin/podman /usr/bin/promtool lint
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 e2e: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server

@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 from arena_api.core.arena import STOPPED
+from arena_api.core.breaker import BreakerChange
 from arena_api.core.events import SlotResult
 from arena_api.core.ports import RatingPassRecord
 
@@ -58,8 +59,9 @@ class ArenaMetrics:
         )
         self.slot_errors = Counter(
             "arena_slot_errors",
-            "Answers that ended in an error, by provider and kind.",
-            ["provider", "kind"],
+            "Answers that ended in an error, by provider, model and kind (against "
+            "arena_answer_duration_seconds_count{model}: a model's error rate).",
+            ["provider", "model", "kind"],
             registry=r,
         )
         self.ttft = Histogram(
@@ -110,6 +112,18 @@ class ArenaMetrics:
             registry=r,
         )
 
+        self.database_up = Gauge(
+            "arena_database_up",
+            "1 if the database answered when /metrics was read, 0 if it could not be reached.",
+            registry=r,
+        )
+        self.model_paused = Gauge(
+            "arena_model_paused",
+            "1 while the circuit breaker keeps the model out of matchmaking after repeated "
+            "failures, 0 once it answers again.",
+            ["model"],
+            registry=r,
+        )
         self.rating_seconds = Gauge(
             "arena_rating_pass_seconds",
             "How long the rating process's latest pass took.",
@@ -137,10 +151,14 @@ class ArenaMetrics:
             registry=r,
         )
 
-    def render(self, rating: RatingPassRecord | None = None) -> bytes:
+    def render(
+        self, rating: RatingPassRecord | None = None, *, database_up: bool | None = None
+    ) -> bytes:
         """The exposition; ``rating``: the rating process's latest pass (read from the database
-        at scrape time, since that process is not this one)."""
+        at scrape time, since that process is not this one); ``database_up``: whether the
+        database answered just now (``None``: not checked)."""
         unknown = float("nan")  # no pass yet: not a number, never a misleading 0
+        self.database_up.set(unknown if database_up is None else float(database_up))
         self.rating_seconds.set(rating.seconds if rating else unknown)
         self.rating_votes_excluded.set(rating.votes_excluded if rating else unknown)
         self.rating_sessions_excluded.set(rating.sessions_excluded if rating else unknown)
@@ -156,13 +174,17 @@ class ArenaMetrics:
 
     # -- RoundObserver ---------------------------------------------------------------------------
 
+    def breaker_changed(self, change: BreakerChange) -> None:
+        """A model paused or resumed by the circuit breaker (one of its listeners)."""
+        self.model_paused.labels(change.model.display_name).set(change.state == "paused")
+
     def round_started(self, mode: str, plan: str, protocol: str) -> None:
         self.rounds.labels(mode, plan, protocol).inc()
 
     def slot_finished(self, provider: str, model: str, result: SlotResult) -> None:
         kind = error_kind(result.error)
         if kind is not None:
-            self.slot_errors.labels(provider, kind).inc()
+            self.slot_errors.labels(provider, model, kind).inc()
         if result.ttft_ms is not None:
             self.ttft.labels(model).observe(result.ttft_ms / 1000)
         self.duration.labels(model).observe(result.stream_duration_ms / 1000)

@@ -1,4 +1,8 @@
-"""``GET /metrics``: the process's Prometheus metrics, behind ``ARENA_METRICS_TOKEN`` when set."""
+"""``GET /metrics``: the process's Prometheus metrics, behind ``ARENA_METRICS_TOKEN`` when set.
+
+Each scrape checks the database (``arena_database_up``) and reads the rating process's latest
+pass from it.
+"""
 
 from __future__ import annotations
 
@@ -25,8 +29,12 @@ async def metrics(request: Request) -> Response:
             response = error_response(401, "unauthorized", "A valid metrics token is required")
             response.headers["www-authenticate"] = "Bearer"
             return response
-    rating = await services.reads.last_rating_pass()
-    return Response(services.metrics.render(rating), media_type=CONTENT_TYPE)
+    database = await services.database.check()
+    # A scrape still answers while the database is down: `arena_database_up 0` is what an
+    # alert needs, where a 503 would only look like a replica gone.
+    rating = await services.reads.last_rating_pass() if database.reachable else None
+    body = services.metrics.render(rating, database_up=database.reachable)
+    return Response(body, media_type=CONTENT_TYPE)
 
 
 routes: list[BaseRoute] = [Route("/metrics", metrics, methods=["GET"], name="metrics")]

@@ -16,6 +16,7 @@ from typing import Protocol
 from arena_api.core.ratelimit import Limiter
 from arena_api.metrics import ArenaMetrics
 from arena_api.services.access import AccessService
+from arena_api.services.alerts import Alerts
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.judge import JudgeService
@@ -83,5 +84,7 @@ class Services:
     cluster: SharedStore | None = None
     #: What the arena page offers to ask before a first round (``ARENA_EXAMPLE_PROMPTS``).
     examples: ExamplePrompts = field(default_factory=ExamplePrompts)
+    #: The operator's alerts (``ARENA_ALERT_WEBHOOK_URL``); only logged without a webhook.
+    alerts: Alerts = field(default_factory=Alerts)
     version: str = field(default_factory=package_version)
     started_at: float = field(default_factory=time.time)

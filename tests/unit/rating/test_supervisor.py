@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
+from pathlib import Path
 
 from arena_rating import WorkerSupervisor, rating_worker_command
 
@@ -64,6 +66,79 @@ def test_a_worker_that_ignores_sigterm_is_killed_after_the_timeout() -> None:
 
     assert supervisor.pid is None
     assert time.monotonic() - started < 5
+
+
+class Listener:
+    """Records what the supervisor tells, from its thread."""
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, int | None]] = []
+        self._lock = threading.Lock()
+
+    def worker_failed(self, consecutive: int, status: int | None) -> None:
+        with self._lock:
+            self.heard.append((f"failed {consecutive}", status))
+
+    def worker_healthy(self) -> None:
+        with self._lock:
+            self.heard.append(("healthy", None))
+
+
+def fails_then_sleeps(runs: Path, failures: int) -> list[str]:
+    """A worker whose first ``failures`` runs exit with status 3 (counted in ``runs``)."""
+    script = (
+        "import pathlib, sys, time; p = pathlib.Path(sys.argv[1]); "
+        "n = int(p.read_text() or 0) + 1 if p.exists() else 1; p.write_text(str(n)); "
+        f"sys.exit(3) if n <= {failures} else time.sleep(60)"
+    )
+    return [sys.executable, "-c", script, str(runs)]
+
+
+def test_the_listener_hears_each_failure_with_how_many_came_in_a_row() -> None:
+    listener = Listener()
+    supervisor = WorkerSupervisor(
+        DIES, initial_backoff_s=0.02, max_backoff_s=0.02, listener=listener
+    )
+
+    with supervisor:
+        _wait_for(lambda: len(listener.heard) >= 3)
+
+    assert listener.heard[:3] == [("failed 1", 3), ("failed 2", 3), ("failed 3", 3)]
+
+
+def test_a_worker_that_stays_up_after_failures_is_reported_healthy_and_forgiven(
+    tmp_path: Path,
+) -> None:
+    listener = Listener()
+    command = fails_then_sleeps(tmp_path / "runs", failures=2)
+    supervisor = WorkerSupervisor(
+        command, initial_backoff_s=0.02, healthy_after_s=0.5, listener=listener
+    )
+
+    with supervisor:
+        _wait_for(lambda: ("healthy", None) in listener.heard)
+        failures = supervisor.failures
+
+    assert listener.heard == [("failed 1", 3), ("failed 2", 3), ("healthy", None)]
+    assert failures == 0
+
+
+def test_a_listener_that_raises_does_not_stop_the_restarts() -> None:
+    class Broken:
+        def worker_failed(self, consecutive: int, status: int | None) -> None:
+            raise RuntimeError("a bug in the listener")
+
+        def worker_healthy(self) -> None:
+            raise RuntimeError("a bug in the listener")
+
+    supervisor = WorkerSupervisor(
+        DIES, initial_backoff_s=0.02, max_backoff_s=0.02, listener=Broken()
+    )
+
+    with supervisor:
+        _wait_for(lambda: supervisor.starts >= 3)
+
+    assert supervisor.failures >= 2
 
 
 def _alive(pid: int) -> bool:
