@@ -16,14 +16,16 @@ import functools
 import hashlib
 import hmac
 import logging
+import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import asyncpg
 
 from arena_api.core.arena import ArenaCore
+from arena_api.core.breaker import CircuitBreaker
 from arena_api.core.control import ControlRelay
 from arena_api.core.errors import NotEnoughModels
 from arena_api.core.join import JoinBroker, Joiner
@@ -40,6 +42,7 @@ from arena_api.db.export import PostgresVoteRows
 from arena_api.db.judgements import PostgresAutoJudgeQueue
 from arena_api.db.lost import mark_lost_rounds
 from arena_api.db.repository import PostgresRepository, create_pool
+from arena_api.db.retention import keep_text_for
 from arena_api.db.status import PostgresProbe
 from arena_api.db.suites import PostgresSuiteRuns
 from arena_api.db.votes import PostgresVotes
@@ -61,6 +64,7 @@ from arena_api.services.suites import SuiteService
 from arena_api.services.votes import VoteRecorder
 from arena_api.settings import Settings
 from arena_api.suites import SuiteLoad, load_suites
+from arena_api.webhook import open_alerts
 
 if TYPE_CHECKING:
     from arena_api.cluster import Cluster
@@ -106,6 +110,12 @@ def build_arena(
         observer=observer,
         language=detect_language,
         relay=relay,
+        breaker=CircuitBreaker(
+            failures=settings.breaker_failures,
+            window=settings.breaker_window,
+            cooldown_s=settings.breaker_cooldown_s,
+            clock=time.monotonic,
+        ),
     )
 
 
@@ -156,6 +166,9 @@ def _load_suites(settings: Settings) -> SuiteLoad:
     return loaded
 
 
+#: With an alert webhook, the database is checked this often even when nobody asks /health.
+DATABASE_WATCH_S = 15.0
+
 #: A judge that keeps failing on a matchup gives up on it after this many attempts.
 AUTOJUDGE_ATTEMPTS = 3
 
@@ -177,6 +190,18 @@ async def _autojudging(
     task = asyncio.create_task(autojudge.run(), name="autojudge")
     try:
         yield autojudge
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+@contextlib.asynccontextmanager
+async def _background(work: Coroutine[object, object, None], name: str) -> AsyncIterator[None]:
+    """``work`` as a task for as long as the services are open."""
+    task = asyncio.create_task(work, name=name)
+    try:
+        yield
     finally:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -210,6 +235,10 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
         http = make_session()
         stack.push_async_callback(http.close)
         metrics = ArenaMetrics()
+        alerts = await stack.enter_async_context(open_alerts(settings.alert_webhook_url))
+        database = PostgresProbe(engine, watcher=alerts)
+        if serving and alerts.enabled:
+            await stack.enter_async_context(database.watching(DATABASE_WATCH_S))
         await asyncio.to_thread(detect_language, "warm the language model up")
         secret = token_secret(settings)
         if uses_dev_secret(settings):
@@ -232,12 +261,18 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             relay=shared.relay,
             join=shared.join,
         )
+        # A model paused or resumed by the circuit breaker: the gauge, and an alert.
+        arena.breaker.listeners += [metrics.breaker_changed, alerts.breaker_changed]
         await arena.start()
         stack.push_async_callback(arena.close, settings.shutdown_grace_s)
         if serving and (missing := NotEnoughModels.among(await arena.usable_models())):
             _log.warning("%s", missing.message)
         shared.start(arena)
-        reads = ReadService(repository=repository, analytics=PostgresAnalytics(engine))
+        reads = ReadService(
+            repository=repository,
+            analytics=PostgresAnalytics(engine),
+            paused=lambda: {p.model.id for p in arena.breaker.paused()},
+        )
         chat = OpenAiChatService(
             arena=arena,
             reads=reads,
@@ -268,10 +303,14 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
         )
         if serving:  # a server starting: its runs a stop cut short are interrupted
             await suites.recover()
+        if serving and settings.text_retention_days > 0:
+            await stack.enter_async_context(
+                _background(keep_text_for(pool, settings.text_retention_days), "text retention")
+            )
         stack.push_async_callback(suites.close)
         yield Services(
             settings=settings,
-            database=PostgresProbe(engine),
+            database=database,
             arena=arena,
             reads=reads,
             chat=chat,
@@ -283,6 +322,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             feeds=LiveFeeds(store=shared.feed_store),
             cluster=shared.cluster,
             examples=ExamplePrompts(_load_examples(settings) if serving else ()),
+            alerts=alerts,
             access=AccessService(
                 passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
                 secret=secret,

@@ -16,9 +16,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import asyncpg
 import click
@@ -42,7 +43,12 @@ from arena_api.settings import (
 )
 from arena_api.suites import load_suites
 
+if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
 __all__ = ["main"]
+
+T = TypeVar("T")
 
 
 #: A drain's own time beyond the grace: stopped rounds storing what they produced.
@@ -171,13 +177,23 @@ def serve(dev: bool) -> None:
                 "--log-level",
                 settings.log_level,
             ]
-        worker = None
+        worker = alerts = None
         if settings.rating_worker == "embedded":
             # The rating process runs beside the server (`--loop --style`), restarted with
-            # back-off if it dies, and stopped before the embedded database is.
+            # back-off if it dies, and stopped before the embedded database is; with a webhook,
+            # its failing twice in a row is alerted from here, where it is seen.
             from arena_rating import WorkerSupervisor, rating_worker_command
 
-            worker = WorkerSupervisor(rating_worker_command(style=True), dict(env))
+            listener = None
+            if settings.alert_webhook_url is not None:
+                from arena_api.webhook import AlertsThread, RatingWorkerAlerts
+
+                alerts = AlertsThread(settings.alert_webhook_url)
+                alerts.start()
+                listener = RatingWorkerAlerts(alerts)
+            worker = WorkerSupervisor(
+                rating_worker_command(style=True), dict(env), listener=listener
+            )
             worker.start()
         try:
             status = _supervise(
@@ -186,6 +202,8 @@ def serve(dev: bool) -> None:
         finally:
             if worker is not None:
                 worker.stop()
+            if alerts is not None:
+                alerts.stop()
         raise SystemExit(status)
 
 
@@ -307,6 +325,146 @@ async def _rebuild(url: str) -> tuple[Recount, ...]:
     try:
         async with conn.transaction():
             return await rebuild(conn)
+    finally:
+        await conn.close()
+
+
+class _Bar:
+    """A progress bar on standard error, drawn from the first report, when the total is known;
+    standard output keeps only the command's result."""
+
+    def __init__(self, label: str) -> None:
+        self._label = label
+        self._stack = contextlib.ExitStack()
+        self._bar: ProgressBar[int] | None = None
+
+    def __enter__(self) -> _Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._bar is None:
+            self._bar = self._stack.enter_context(
+                click.progressbar(length=max(total, 1), label=self._label, file=sys.stderr)
+            )
+        self._bar.update(done - self._bar.pos)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.1f} kB"
+
+
+@db.command("backup")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+def db_backup(file: Path) -> None:
+    """Dump the whole database into FILE (pg_dump's custom format), with a progress bar."""
+    from arena_api.db.backup import BackupError, backup
+
+    settings = _settings()
+    with _database(settings) as url, _Bar("arena: backing up") as bar:
+        try:
+            result = asyncio.run(backup(url, file, progress=bar))
+        except BackupError as exc:
+            _fail(str(exc), 1)
+    click.echo(
+        f"arena: backed up the database to {result.path} "
+        f"({_size(result.bytes)} in {result.seconds:.1f}s)"
+    )
+
+
+@db.command("restore")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace what the database holds.")
+def db_restore(file: Path, force: bool) -> None:
+    """Restore a backup (`arena db backup`) into an empty database, then migrate it to the
+    newest schema; --force replaces a database that holds data."""
+    from alembic.util.exc import CommandError
+
+    from arena_api.db.backup import BackupError, restore
+
+    settings = _settings()
+    with _database(settings) as url:
+        with _Bar("arena: restoring") as bar:
+            try:
+                result = asyncio.run(restore(url, file, force=force, progress=bar))
+            except BackupError as exc:
+                _fail(str(exc), 1)
+        try:
+            _run_prepare(url, settings, seed=False)
+        except CommandError as exc:
+            _fail(f"restored, but the dump's schema cannot be migrated by this version: {exc}", 1)
+    replaced = f"; replaced {result.dropped} objects that were there" if result.dropped else ""
+    click.echo(
+        f"arena: restored {file} ({result.entries} entries in {result.seconds:.1f}s){replaced}"
+    )
+
+
+@db.command("forget-session")
+@click.argument("session_id")
+def db_forget_session(session_id: str) -> None:
+    """Delete a voter's prompts and answers and anonymise their votes (SESSION_ID: the
+    `sessionId` their client sent)."""
+    from arena_api.db.forget import forget_session
+
+    settings = _settings()
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        forgotten = asyncio.run(_with_connection(url, lambda c: forget_session(c, session_id)))
+    if not forgotten.found:
+        click.echo(
+            f"arena: nothing to forget: no vote, round or conversation has session {session_id!r}"
+        )
+        return
+    click.echo(
+        f"arena: forgot session {session_id!r}: {forgotten.votes:,} votes and "
+        f"{forgotten.conversations:,} conversations now carry a new anonymous session id; "
+        f"text cleared in {forgotten.rounds:,} rounds ({forgotten.text.describe()}); "
+        f"{forgotten.chat_links:,} chat links removed"
+    )
+
+
+@db.command("prune-text")
+@click.option(
+    "--days",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Clear text older than this many days.  [default: ARENA_TEXT_RETENTION_DAYS]",
+)
+def db_prune_text(days: int | None) -> None:
+    """Clear prompt and answer text older than N days (votes, ratings and summaries stay)."""
+    from datetime import timedelta
+
+    from arena_api.db.retention import clear_old_text
+
+    settings = _settings()
+    days = days or settings.text_retention_days
+    if not days:
+        click.echo(
+            "arena: text retention is off (ARENA_TEXT_RETENTION_DAYS=0): nothing cleared; "
+            "pass --days N to clear text older than N days"
+        )
+        return
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        cleared = asyncio.run(
+            _with_connection(url, lambda c: clear_old_text(c, timedelta(days=days)))
+        )
+    if cleared is None:
+        _fail("another process is clearing old text right now; try again later", 1)
+        return
+    click.echo(f"arena: cleared text older than {days} days: {cleared.describe()}")
+
+
+async def _with_connection(url: str, action: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
+    try:
+        conn = await asyncpg.connect("postgresql://" + url.partition("://")[2])
+    except (OSError, ConnectionError) as exc:
+        _fail(f"the database at DATABASE_URL is unreachable: {exc}", 1)
+        raise
+    try:
+        return await action(conn)
     finally:
         await conn.close()
 
