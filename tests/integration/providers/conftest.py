@@ -100,3 +100,19 @@ async def http() -> AsyncIterator[aiohttp.ClientSession]:
     """The product's session, with a read timeout well above the tests' own waits."""
     async with make_session(read_timeout_s=10.0) as session:
         yield session
+
+
+#: How long a test waits for a fake to see its connection released.
+RELEASE_WAIT_S = 5.0
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("openai_fake", id="openai-compatible"),
+        pytest.param("ollama_fake", id="ollama"),
+        pytest.param("gemini_fake", id="google"),
+    ]
+)
+def vendor(request: pytest.FixtureRequest) -> FakeVendor:
+    fake: FakeVendor = request.getfixturevalue(request.param)
+    return fake

@@ -24,22 +24,8 @@ from tests.integration.providers._streams import (
     model,
     text_of,
 )
-from tests.integration.providers.conftest import FakeVendor
+from tests.integration.providers.conftest import RELEASE_WAIT_S, FakeVendor
 from tests.support import free_port
-
-RELEASE_WAIT_S = 5.0
-
-
-@pytest.fixture(
-    params=[
-        pytest.param("openai_fake", id="openai-compatible"),
-        pytest.param("ollama_fake", id="ollama"),
-        pytest.param("gemini_fake", id="google"),
-    ]
-)
-def vendor(request: pytest.FixtureRequest) -> FakeVendor:
-    fake: FakeVendor = request.getfixturevalue(request.param)
-    return fake
 
 
 async def test_rate_limited_answer_raises_provider_rate_limited(
