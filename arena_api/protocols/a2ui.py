@@ -41,6 +41,7 @@ from arena_api.core.models import Slot
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import json_line
 from arena_api.protocols.base import RunContext
+from arena_api.protocols.slot_error import error_code
 
 __all__ = ["A2UI_VERSION", "BASIC_CATALOG_ID", "A2uiAdapter", "A2uiV09Adapter"]
 
@@ -62,7 +63,7 @@ class A2uiAdapter(ClosingAdapter):
             fields = {k: v for k, v in event.wire().items() if k not in ("type", "slots")}
             return _line("surface_init", **fields, surfaces=list(event.slots))
         if isinstance(event, SlotError):
-            return _line("error", surface=event.slot, message=event.message)
+            return _line("error", surface=event.slot, message=event.message, **error_code(event))
         if isinstance(event, SlotDone):
             return _line("surface_done", surface=event.slot)
         if isinstance(event, Steered):

@@ -53,7 +53,7 @@ from arena_api.protocols._ingress import (
     validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
-from arena_api.protocols.slot_error import slot_error_text
+from arena_api.protocols.slot_error import error_code, slot_error_text
 
 __all__ = [
     "PROTOCOL_VERSION",
@@ -89,7 +89,7 @@ class AgUiAdapter(ClosingAdapter):
         if isinstance(event, MatchupStarted):
             return self._start(event)
         if isinstance(event, SlotError):
-            value = {"slot": event.slot, "message": event.message}
+            value = {"slot": event.slot, "message": event.message, **error_code(event)}
             frame = _event("CUSTOM", name="slot_error", value=value)
             message_id = self._open.get(event.slot)
             if message_id is not None:

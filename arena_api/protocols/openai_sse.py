@@ -54,7 +54,7 @@ from arena_api.protocols._ingress import (
     validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
-from arena_api.protocols.slot_error import slot_error_text
+from arena_api.protocols.slot_error import error_code, slot_error_text
 
 __all__ = [
     "CHAT_COMPLETIONS_REQUEST",
@@ -107,7 +107,11 @@ class OpenAiSseAdapter(ClosingAdapter):
         if isinstance(event, SlotError):
             return self._chunk(
                 {event.slot: {"content": slot_error_text(event.message)}},
-                omni_arena_error={"slot": event.slot, "message": event.message},
+                omni_arena_error={
+                    "slot": event.slot,
+                    "message": event.message,
+                    **error_code(event),
+                },
             )
         if isinstance(event, SlotDone):
             self._finished.add(event.slot)

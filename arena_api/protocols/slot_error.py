@@ -7,9 +7,15 @@ the failed slot's own message, so a client that renders only content still shows
 
 from __future__ import annotations
 
-from arena_api.core.events import SLOT_ERROR_MARKER
+from arena_api.core.events import SLOT_ERROR_MARKER, SlotError
 
-__all__ = ["SLOT_ERROR_MARKER", "slot_error_text"]
+__all__ = ["SLOT_ERROR_MARKER", "error_code", "slot_error_text"]
+
+
+def error_code(event: SlotError) -> dict[str, str]:
+    """The slot error's stable code (``core.slot_errors``) as the field every structured
+    payload carries beside its message; nothing for an error without one."""
+    return {"code": event.code} if event.code else {}
 
 
 def slot_error_text(message: str) -> str:

@@ -53,6 +53,7 @@ from arena_api.protocols._ingress import (
     validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
+from arena_api.protocols.slot_error import error_code
 
 __all__ = [
     "UI_MESSAGE_STREAM_HEADERS",
@@ -91,7 +92,7 @@ class VercelAiAdapter(ClosingAdapter):
         if isinstance(event, MatchupStarted):
             return self._start(event)
         if isinstance(event, SlotError):
-            data = {"slot": event.slot, "message": event.message}
+            data = {"slot": event.slot, "message": event.message, **error_code(event)}
             return sse_data({"type": "data-arena-error", "data": data})
         if isinstance(event, SlotDone):
             if event.slot == self._main:

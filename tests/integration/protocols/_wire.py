@@ -26,6 +26,7 @@ class Round:
     metadata: dict[str, Any] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
     slot_errors: dict[str, str] = field(default_factory=dict)
+    slot_error_codes: dict[str, str] = field(default_factory=dict)  # where the format has one
     finished: set[str] = field(default_factory=set)
     terminal: str | None = None  # "done" | "error"
     error: dict[str, Any] | None = None
@@ -55,6 +56,7 @@ def _native(raw: str) -> Round:
             round_.add(event["slot"], event["token"])
         elif kind == "slot_error":
             round_.slot_errors[event["slot"]] = event["message"]
+            round_.slot_error_codes[event["slot"]] = event.get("code", "")
         elif kind == "slot_done":
             round_.finished.add(event["slot"])
         elif kind == "matchup_done":
@@ -73,6 +75,7 @@ def _ag_ui(raw: str) -> Round:
             round_.metadata = event["value"]
         elif kind == "CUSTOM" and event["name"] == "slot_error":
             round_.slot_errors[event["value"]["slot"]] = event["value"]["message"]
+            round_.slot_error_codes[event["value"]["slot"]] = event["value"].get("code", "")
         elif kind == "TEXT_MESSAGE_CONTENT":
             slot = event["messageId"].rsplit(":", 1)[1]
             if MARKER not in event["delta"]:
@@ -101,6 +104,7 @@ def _a2ui(raw: str) -> Round:
             round_.add(message["surface"], message["text"])
         elif kind == "error":
             round_.slot_errors[message["surface"]] = message["message"]
+            round_.slot_error_codes[message["surface"]] = message.get("code", "")
         elif kind == "surface_done":
             round_.finished.add(message["surface"])
         elif kind == "session_done":
@@ -156,6 +160,7 @@ def _vercel(raw: str) -> Round:
             round_.add("B", chunk["data"]["text"])
         elif kind == "data-arena-error":
             round_.slot_errors[chunk["data"]["slot"]] = chunk["data"]["message"]
+            round_.slot_error_codes[chunk["data"]["slot"]] = chunk["data"].get("code", "")
         elif kind == "text-end":
             round_.finished.add(main)
         elif kind == "data-arena-b-done":
@@ -182,6 +187,7 @@ def _openai(raw: str) -> Round:
         if "omni_arena_error" in chunk:
             error = chunk["omni_arena_error"]
             round_.slot_errors[error["slot"]] = error["message"]
+            round_.slot_error_codes[error["slot"]] = error.get("code", "")
         for choice in chunk["choices"]:
             slot = slot_of[choice["index"]]
             content = choice["delta"].get("content")

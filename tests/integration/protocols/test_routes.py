@@ -77,6 +77,8 @@ async def test_a_failed_slot_is_reported_and_the_other_slot_completes(
     assert response.status_code == 200 and round_.terminal == "done"
     assert round_.texts.get(healthy) == HEALTHY_TEXT
     assert "flaky" not in round_.slot_errors[failed].lower()
+    if protocol != "a2ui-v0.9":  # its data model holds the message alone
+        assert round_.slot_error_codes == {failed: "provider_unavailable"}
     if protocol in ("ag-ui", "openai"):  # text-only protocols also carry the marked text
         assert MARKER in response.text
 
