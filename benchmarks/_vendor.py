@@ -14,14 +14,20 @@ It is written on bare ``asyncio.Protocol`` callbacks (a timer per stream, no cor
 token, no framework) so that hundreds of concurrent streams cost it little CPU: the benchmark
 measures the servers that relay it, not the vendor.
 
-Usage: python -m benchmarks._vendor --port 8000 [--rate 20] [--tokens 40]
+With ``--prose`` the pieces are the words of a Markdown answer (a heading, paragraphs, a list,
+a code block) instead of eight Greek letters, and answers vary in length around ``--tokens``
+(from half to one and a half times it, in turn), as real answers do (``benchmarks/soak.py``).
+
+Usage: python -m benchmarks._vendor --port 8000 [--rate 20] [--tokens 40] [--prose]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
+import re
 import time
 
 _HEAD = (
@@ -30,6 +36,36 @@ _HEAD = (
 )
 _NOT_FOUND = b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n"
 _WORDS = ("alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta ", "eta ", "theta ")
+_PROSE_TEXT = """## In short
+
+A JSON Web Token (JWT) is a compact, signed string that carries a few claims about a user, such \
+as who they are and when the token expires. The server signs it once; any service holding the key \
+can check it without a database lookup.
+
+### How it works
+
+1. The client signs in with a password or another factor.
+2. The server returns a token made of three parts: a header, a payload and a signature.
+3. The client sends it back on every request, usually as `Authorization: Bearer <token>`.
+
+```python
+import jwt
+
+claims = jwt.decode(token, key, algorithms=["HS256"])
+print(claims["sub"], claims["exp"])
+```
+
+### Things to watch
+
+- **Keep tokens short-lived**: a stolen token works until it expires.
+- Never put secrets in the payload; it is encoded, *not* encrypted.
+- Rotate the signing key, and reject tokens whose `alg` you did not expect.
+
+In practice, pair a short access token with a refresh token kept in an HTTP-only cookie.
+
+"""
+#: The answer's pieces: each word with the blank that follows it (newlines kept).
+_PROSE = tuple(re.findall(r"\S+\s*", _PROSE_TEXT))
 
 
 def _chunked(payload: bytes) -> bytes:
@@ -48,6 +84,7 @@ class _Stream:
     def __init__(self, protocol: VendorProtocol, model: str, usage: bool) -> None:
         self.protocol, self.model, self.usage = protocol, model, usage
         self.sent = 0
+        self.length = protocol.server.answer_length()
         self.id = f"chatcmpl-{time.monotonic_ns()}"
         self.created = int(time.time())
 
@@ -95,8 +132,8 @@ class _Stream:
     def tick(self) -> None:
         if self.protocol.closed:
             return
-        if self.sent < self.protocol.server.tokens:
-            word = _WORDS[self.sent % len(_WORDS)]
+        if self.sent < self.length:
+            word = self.protocol.server.words[self.sent % len(self.protocol.server.words)]
             self.sent += 1
             self.protocol.write(self.piece(word))
             self.protocol.later(self.tick)
@@ -159,9 +196,16 @@ class _OllamaStream(_Stream):
 
 
 class VendorServer:
-    def __init__(self, rate: float, tokens: int) -> None:
+    def __init__(self, rate: float, tokens: int, prose: bool = False) -> None:
         self.interval = 1 / rate if rate > 0 else 0.0
         self.tokens = tokens
+        self.words = _PROSE if prose else _WORDS
+        # Prose answers take 0.5x, 0.6x, ... 1.5x of ``tokens`` in turn (1x on average).
+        self._scales = itertools.cycle([0.5 + k / 10 for k in range(11)] if prose else [1.0])
+
+    def answer_length(self) -> int:
+        """How many pieces the next answer has."""
+        return max(1, round(self.tokens * next(self._scales)))
 
 
 class VendorProtocol(asyncio.Protocol):
@@ -211,8 +255,8 @@ class VendorProtocol(asyncio.Protocol):
             usage = bool((request.get("stream_options") or {}).get("include_usage"))
             stream: _Stream = _Stream(self, model, usage)
         elif b":streamGenerateContent" in target:
-            name = target.split(b"/models/")[-1].split(b":")[0].decode()
-            stream = _GeminiStream(self, name, True)
+            gemini_model = target.split(b"/models/")[-1].split(b":")[0].decode()
+            stream = _GeminiStream(self, gemini_model, True)
         elif target.endswith(b"/api/chat"):
             stream = _OllamaStream(self, model, True)
         else:
@@ -223,8 +267,8 @@ class VendorProtocol(asyncio.Protocol):
         stream.start()
 
 
-async def serve(port: int, rate: float, tokens: int) -> None:
-    server = VendorServer(rate, tokens)
+async def serve(port: int, rate: float, tokens: int, prose: bool = False) -> None:
+    server = VendorServer(rate, tokens, prose)
     loop = asyncio.get_running_loop()
     listener = await loop.create_server(
         lambda: VendorProtocol(server), "127.0.0.1", port, backlog=4096
@@ -238,8 +282,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--rate", type=float, default=20)
     parser.add_argument("--tokens", type=int, default=40)
+    parser.add_argument(
+        "--prose", action="store_true", help="a Markdown answer of varied length, not Greek letters"
+    )
     args = parser.parse_args()
-    asyncio.run(serve(args.port, args.rate, args.tokens))
+    asyncio.run(serve(args.port, args.rate, args.tokens, args.prose))
 
 
 if __name__ == "__main__":
