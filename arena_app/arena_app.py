@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import reflex as rx
 
 from arena_api.app import create_api, services_lifespan
+from arena_api.routes._browser import credentialed_origins
 from arena_api.settings import load_settings
 from arena_app import routes, sockets
 from arena_app.pages.index import index
@@ -31,7 +32,7 @@ async def serve_api() -> AsyncIterator[None]:
     server. A mounted app's own lifespan never runs, so the Reflex one runs it; it also tunes
     the garbage collector, once this module's pages are built too. Before any socket
     connects, a moved socket's session is made to survive its move (``sockets``)."""
-    sockets.install(app, load_settings().cors_origins)
+    sockets.install(app, credentialed_origins(load_settings().cors_origins))
     async with services_lifespan(api):
         yield
 

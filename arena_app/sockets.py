@@ -124,25 +124,25 @@ class PatientRedisTokenManager(RedisTokenManager):
         await super().close()
 
 
-def origin_check(listed: tuple[str, ...]) -> Callable[[str, dict[str, Any]], bool]:
+def origin_check(trusted: frozenset[str]) -> Callable[[str, dict[str, Any]], bool]:
     """Whether a page of an origin may open the event socket: the page's own (its host is the
-    one the request names) or one of ``ARENA_CORS_ORIGINS`` (not ``*``). A WebSocket carries
-    the person's cookies from any site, and browsers apply no CORS to it."""
-    others = frozenset(o for o in listed if o != "*")
+    one the request names) or one ``trusted`` with the person's cookies (``ARENA_CORS_ORIGINS``
+    but ``*``). A WebSocket carries the person's cookies from any site, and browsers apply no
+    CORS to it."""
 
     def allowed(origin: str, environ: dict[str, Any]) -> bool:
         host = environ.get("HTTP_HOST", "").lower()
         scheme, _, rest = origin.lower().partition("://")
-        return (scheme in ("http", "https") and rest == host) or origin.lower() in others
+        return (scheme in ("http", "https") and rest == host) or origin.lower() in trusted
 
     return allowed
 
 
-def install(app: App, cors_origins: tuple[str, ...] = ()) -> None:
+def install(app: App, trusted: frozenset[str] = frozenset()) -> None:
     """Put the patient token manager of Reflex's kind in place and let only the page's own
-    origin (and ``cors_origins``) open the event socket; before any socket connects."""
+    origin (and ``trusted`` ones) open the event socket; before any socket connects."""
     if app.sio is not None:
-        app.sio.eio.cors_allowed_origins = origin_check(cors_origins)
+        app.sio.eio.cors_allowed_origins = origin_check(trusted)
     namespace = app.event_namespace
     if namespace is None:
         return

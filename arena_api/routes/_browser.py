@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena_api.routes.errors import error_response
 
-__all__ = ["BrowserBoundary", "inline_script_hashes", "ui_policy"]
+__all__ = ["BrowserBoundary", "credentialed_origins", "inline_script_hashes", "ui_policy"]
 
 _SAFE = frozenset({"GET", "HEAD"})
 _METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
@@ -45,6 +45,12 @@ _PERMISSIONS = (
 )
 _INLINE_SCRIPT = re.compile(rb"<script\b([^>]*)>(.*?)</script\s*>", re.S | re.I)
 _SRC = re.compile(rb"\bsrc\s*=", re.I)
+
+
+def credentialed_origins(listed: Iterable[str]) -> frozenset[str]:
+    """The origins ``ARENA_CORS_ORIGINS`` trusts with the person's cookies: every listed one
+    (``*`` opens reading to any origin, never credentials). The event socket trusts them too."""
+    return frozenset(origin for origin in listed if origin != "*")
 
 
 def inline_script_hashes(pages: Iterable[bytes]) -> tuple[str, ...]:
@@ -96,7 +102,7 @@ class BrowserBoundary:
         build_dir: Path | None = None,
     ) -> None:
         self.app = app
-        self.credentialed = frozenset(o for o in cors_origins if o != "*")
+        self.credentialed = credentialed_origins(cors_origins)
         self.any_reader = "*" in cors_origins
         self.frame_ancestors = " ".join(frame_ancestors) or "'none'"
         self.frame_options = {"": "DENY", "'self'": "SAMEORIGIN"}.get(
