@@ -10,12 +10,10 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import secrets
 import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +21,6 @@ from typing import TYPE_CHECKING, TypeVar
 
 import asyncpg
 import click
-import httpx
 
 from arena_api.core.errors import ArenaError, RoundConfigError
 from arena_api.core.plans import resolve_default_model
@@ -33,7 +30,6 @@ from arena_api.db.read_model import Recount, rebuild
 from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
 from arena_api.keys import export_salt, secret_from_file, token_secret
 from arena_api.roster import RosterError, roster_of
-from arena_api.routes.lifecycle import INTERNAL_TOKEN
 from arena_api.settings import (
     Settings,
     SettingsError,
@@ -49,10 +45,6 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 T = TypeVar("T")
-
-
-#: A drain's own time beyond the grace: stopped rounds storing what they produced.
-DRAIN_MARGIN_S = 4.0
 
 
 def _fail(message: str, status: int = 2) -> None:
@@ -93,12 +85,20 @@ def _secret_from_file() -> None:
 @contextlib.contextmanager
 def _database(settings: Settings) -> Iterator[str]:
     """The URL of the product's database, starting the embedded server when none is configured."""
+    with _database_server(settings) as (url, _pgdata):
+        yield url
+
+
+@contextlib.contextmanager
+def _database_server(settings: Settings) -> Iterator[tuple[str, Path | None]]:
+    """The database's URL, and the data directory of the embedded server when this command
+    started (or attached to) one."""
     if settings.database_url is not None:
-        yield settings.database_url
+        yield settings.database_url, None
         return
     try:
         with embedded_postgres(settings.data_dir) as pg:
-            yield pg.url
+            yield pg.url, pg.pgdata
     except DatabaseUnavailable as exc:
         _fail(str(exc), 1)
 
@@ -138,7 +138,7 @@ def cli() -> None:
 def serve(dev: bool) -> None:
     """Migrate, seed the roster, build the UI if stale, then serve UI and API on PORT."""
     settings = _settings(serving=True)
-    with _database(settings) as url:
+    with _database_server(settings) as (url, pgdata):
         seeded = _run_prepare(url, settings, seed=True)
         if seeded is not None:
             click.echo(
@@ -149,124 +149,61 @@ def serve(dev: bool) -> None:
 
         env = reflex_env(dict(os.environ, DATABASE_URL=url))
         if dev:
-            command = [
-                sys.executable,
-                "-m",
-                "reflex",
-                "run",
-                "--env",
-                "dev",
-                "--backend-port",
-                str(settings.port),
-            ]
-        else:
-            try:
-                built = ensure_frontend()
-            except RuntimeError as exc:
-                _fail(str(exc), 1)
-            if built is not None:
-                click.echo(f"arena: built the UI in {built:.1f}s")
-            command = [
-                sys.executable,
-                "-m",
-                "arena_app.server",
-                "--host",
-                settings.host,
-                "--port",
-                str(settings.port),
-                "--log-level",
-                settings.log_level,
-            ]
-        worker = alerts = None
-        if settings.rating_worker == "embedded":
-            # The rating process runs beside the server (`--loop --style`), restarted with
-            # back-off if it dies, and stopped before the embedded database is; with a webhook,
-            # its failing twice in a row is alerted from here, where it is seen.
-            from arena_rating import WorkerSupervisor, rating_worker_command
-
-            listener = None
-            if settings.alert_webhook_url is not None:
-                from arena_api.webhook import AlertsThread, RatingWorkerAlerts
-
-                alerts = AlertsThread(settings.alert_webhook_url)
-                alerts.start()
-                listener = RatingWorkerAlerts(alerts)
-            worker = WorkerSupervisor(
-                rating_worker_command(style=True), dict(env), listener=listener
+            command = [sys.executable, "-m", "reflex", "run", "--env", "dev"]
+            raise SystemExit(
+                _run_dev([*command, "--backend-port", str(settings.port)], env, settings)
             )
-            worker.start()
         try:
-            status = _supervise(
-                command, env, settings.port, announce=not dev, grace_s=settings.shutdown_grace_s
-            )
-        finally:
-            if worker is not None:
-                worker.stop()
-            if alerts is not None:
-                alerts.stop()
-        raise SystemExit(status)
+            built = ensure_frontend()
+        except RuntimeError as exc:
+            _fail(str(exc), 1)
+        if built is not None:
+            click.echo(f"arena: built the UI in {built:.1f}s")
+        from arena_api.language import prepare_model
+
+        # The server maps the language model from this cache instead of loading it.
+        prepare_model()
+        # Become the server (same PID, so the embedded database still counts this process as
+        # its holder): nothing imported for the work above stays resident beside it.
+        command = [sys.executable, "-m", "arena_app.server"]
+        if pgdata is not None:
+            command += ["--embedded-pgdata", str(pgdata)]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, command, env)
 
 
-def _supervise(
-    command: list[str], env: dict[str, str], port: int, *, announce: bool, grace_s: float
-) -> int:
-    """Run the server child until it exits; SIGINT/SIGTERM stop it gracefully, then the caller
-    stops the rating process and the embedded database.
+def _run_dev(command: list[str], env: dict[str, str], settings: Settings) -> int:
+    """Reflex's dev server (and the rating process, as ``arena_app.server`` runs it) until it
+    exits; SIGINT/SIGTERM stop it, and a stop we asked for exits 0."""
+    from arena_app.server import rating_worker
 
-    A graceful stop drains first (``POST /_arena/drain``): new rounds get 503
-    ``shutting_down`` while those in flight finish, for up to ``grace_s``, and the rest are
-    stopped with what they produced stored. Then the server gets SIGTERM. A second signal skips
-    what is left of the drain. A stop we asked for exits 0."""
-    token = secrets.token_urlsafe(32)
-    child = subprocess.Popen(command, env={**env, INTERNAL_TOKEN: token}, start_new_session=True)
+    os.environ.update(env)
+    worker, stop_alerts = (
+        rating_worker(settings) if settings.rating_worker == "embedded" else (None, None)
+    )
+    child = subprocess.Popen(command, env=env, start_new_session=True)
     stopping = threading.Event()
 
-    def terminate() -> None:
+    def stop(_signum: int, _frame: object) -> None:
+        stopping.set()
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGTERM)
 
-    def drain_then_terminate() -> None:
-        with contextlib.suppress(httpx.HTTPError):
-            httpx.post(
-                f"http://127.0.0.1:{port}/_arena/drain",
-                headers={"x-arena-internal": token},
-                timeout=grace_s + DRAIN_MARGIN_S,
-            )
-        terminate()
-
-    def stop(signum: int, _frame: object) -> None:
-        if stopping.is_set():
-            terminate()
-            return
-        stopping.set()
-        if announce:
-            click.echo("arena: stopping; letting the rounds in flight finish", err=True)
-            threading.Thread(target=drain_then_terminate, daemon=True).start()
-        else:
-            terminate()
-
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    if announce and _wait_healthy(child, port):
-        click.echo(f"arena: ready at http://localhost:{port}/  (health: /health)")
+    if worker is not None:
+        worker.start()
     try:
         status = child.wait()
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)
-    return (
-        0 if stopping.is_set() and status in (0, -signal.SIGTERM, 128 + signal.SIGTERM) else status
-    )
-
-
-def _wait_healthy(child: subprocess.Popen[bytes], port: int, timeout: float = 120) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and child.poll() is None:
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return True
-        time.sleep(0.2)
-    return False
+        if worker is not None:
+            worker.stop()
+        if stop_alerts is not None:
+            stop_alerts()
+    return 0 if stopping.is_set() else status
 
 
 @cli.group()

