@@ -34,7 +34,7 @@ import tempfile
 import threading
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 import numpy as np
 import py3langid
@@ -125,7 +125,7 @@ def _mapped(cache: Path) -> LanguageIdentifier:
     return model
 
 
-def _view(path: Path, code: str) -> Any:
+def _view(path: Path, code: Literal["I", "i"]) -> memoryview[int]:
     """A read-only mapping of ``path`` as machine integers (indexing gives Python ints)."""
     with path.open("rb") as file:
         mapping = mmap.mmap(file.fileno(), 0, prot=mmap.PROT_READ)
