@@ -9,24 +9,27 @@ At each concurrency, that many clients loop round after round for ``--seconds``:
 * rounds/s completed (ideal: concurrency / 2.05 s);
 * time to the first token of a round, and the largest gap between two tokens of one answer
   (a stall a voter sees), at p50 and p99 over the rounds;
-* the peak resident memory of the server's processes.
+* the peak resident memory of the server's processes (summed, and each process's own peak),
+  their RSS when idle after start, and the CPU time (user + system) of all of them per round
+  completed, which a client that cannot keep up does not distort.
 
 Measured in the same run, in turn:
 
 * ``baseline``  a bare relay (``benchmarks._apps:relay_baseline_app``): sse-starlette relaying
                 the vendor with no arena logic. It shows the client and the vendor are not the
                 bottleneck: it must stay well above the servers;
-* ``arena``     our server (``create_api`` under granian, one worker, rating process off);
-* ``seed``      the seed system, when ``SEED_ARENA_URL`` points at it (started by you with two
-                models of provider ``openai`` on this vendor: ``SEED_VENDOR_PORT`` names the port
-                the vendor must listen on, and ``SEED_PID`` its process for the memory figure).
+* ``arena``     our server as deployed: ``arena serve`` (rating process off) on an embedded
+                PostgreSQL of its own, whose processes are not counted;
+* ``seed``      the seed system, when ``--seed-url`` points at it (started by you with two
+                models of provider ``openai`` on this vendor: ``--vendor-port`` names the port
+                the vendor must listen on, and ``--seed-pid`` its process for memory and CPU).
 
 ``--mock`` measures full rounds of the in-process mock instead (4 tokens, no delay) at 1, 16
-and 64 concurrent, with and without the vote, beside the seed system at ``SEED_MOCK_URL`` (two
+and 64 concurrent, with and without the vote, beside the seed system at ``--seed-url`` (two
 models of its ``mock`` provider).
 
 Usage: python benchmarks/relay_http.py [--mock] [--levels 10,30,100,400] [--seconds 15]
-       [--database-url URL]
+       [--database-url URL] [--seed-url URL --seed-pid PID --vendor-port PORT]
 """
 
 from __future__ import annotations
@@ -52,9 +55,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena_api.db.engine import create_engine, embedded_postgres  # noqa: E402
-from arena_api.db.migrations import upgrade  # noqa: E402
-from arena_api.db.repository import seed_roster  # noqa: E402
+from arena_api.db.engine import embedded_postgres  # noqa: E402
 from arena_api.roster import Roster, RosterModel  # noqa: E402
 from benchmarks.arena_stream import SECRET, _pct, granian_command, stream_once  # noqa: E402
 from tests.support import free_port  # noqa: E402
@@ -91,7 +92,9 @@ MOCK_ROSTER = Roster(
 
 
 @contextlib.contextmanager
-def process(command: list[str], env: dict[str, str], health: str | None) -> Iterator[int]:
+def process(
+    command: list[str], env: dict[str, str], health: str | None, timeout: float = 60
+) -> Iterator[int]:
     """A child process group, waited for at ``health`` (a URL), killed at the end. Its output
     goes to a file (a pipe nobody reads would stall a server that logs an error burst)."""
     with tempfile.TemporaryFile() as log:
@@ -104,7 +107,7 @@ def process(command: list[str], env: dict[str, str], health: str | None) -> Iter
             stderr=subprocess.STDOUT,
         )
         try:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + timeout
             while health is not None:
                 if child.poll() is not None:
                     log.seek(0)
@@ -124,34 +127,70 @@ def process(command: list[str], env: dict[str, str], health: str | None) -> Iter
                 os.killpg(child.pid, signal.SIGKILL)
 
 
-class PeakMemory:
-    """The peak summed RSS of a process and its children, sampled in a thread."""
+def _tree(root: psutil.Process) -> list[psutil.Process]:
+    """``root`` and its descendants, without a database server it may have started."""
+    return [p for p in [root, *root.children(recursive=True)] if p.name() != "postgres"]
+
+
+class ProcessTree:
+    """A server's processes (``pid`` and its children), sampled in a thread: the peak of their
+    summed RSS, each one's peak RSS, and the CPU time (user + system) all of them used."""
 
     def __init__(self, pid: int) -> None:
         self.root = psutil.Process(pid)
         self.peak = 0
+        self.peaks: dict[int, tuple[str, int]] = {}
+        self.cpu_s = 0.0
+        self._cpu: dict[int, float] = {}
+        self._start: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _sample(self) -> int:
+    def _sample(self) -> None:
         total = 0
-        for proc in [self.root, *self.root.children(recursive=True)]:
+        for proc in _tree(self.root):
             with contextlib.suppress(psutil.Error):
-                total += proc.memory_info().rss
-        return total
+                rss = proc.memory_info().rss
+                times = proc.cpu_times()
+                self._cpu[proc.pid] = times.user + times.system
+                self._start.setdefault(proc.pid, self._cpu[proc.pid])
+                total += rss
+                role = self.peaks.get(proc.pid, (_role(proc, self.root), 0))
+                self.peaks[proc.pid] = (role[0], max(role[1], rss))
+        self.peak = max(self.peak, total)
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            self.peak = max(self.peak, self._sample())
+            self._sample()
             self._stop.wait(0.25)
 
-    def __enter__(self) -> PeakMemory:
+    def __enter__(self) -> ProcessTree:
+        self._sample()
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join()
+        self._sample()
+        self.cpu_s = sum(self._cpu[pid] - self._start[pid] for pid in self._cpu)
+
+    def breakdown(self) -> str:
+        """Each process's peak RSS, e.g. ``main 33 + worker 150``."""
+        return " + ".join(f"{role} {rss / 2**20:.0f}" for role, rss in self.peaks.values())
+
+
+def _role(proc: psutil.Process, root: psutil.Process) -> str:
+    if proc.pid == root.pid:
+        return "main"
+    with contextlib.suppress(psutil.Error):
+        command = " ".join(proc.cmdline())
+        if "arena_rating" in command:
+            return "rating"
+        if proc.ppid() == root.pid and command == " ".join(root.cmdline()):
+            return "worker"
+        return str(proc.name())
+    return "?"
 
 
 @dataclass
@@ -162,6 +201,9 @@ class Level:
     gaps: list[float] = field(default_factory=list)
     failed: int = 0
     peak_rss: int = 0
+    #: Server CPU (user + system, every process) per round completed, in milliseconds.
+    cpu_ms: float = 0.0
+    rounds: int = 0
 
 
 async def _vote(host: str, port: int, started: dict[str, object], headers: str = "") -> bool:
@@ -214,6 +256,7 @@ async def run_level(
                 level.failed += 1
                 await asyncio.sleep(0.1)
                 continue
+            level.rounds += 1
             if window[0] <= now <= window[1]:
                 completed += 1
             if stats.t0 >= window[0]:
@@ -248,71 +291,88 @@ def measure(
     results = []
     asyncio.run(run_level(url, path, 4, 3, vote, headers, prompt))  # warm up
     for concurrency in levels:
-        memory = PeakMemory(pid) if pid is not None else None
-        with memory or contextlib.nullcontext():
+        tree = ProcessTree(pid) if pid is not None else None
+        with tree or contextlib.nullcontext():
             level = asyncio.run(run_level(url, path, concurrency, seconds, vote, headers, prompt))
-        level.peak_rss = memory.peak if memory else 0
+        if tree is not None:
+            level.peak_rss = tree.peak
+            level.cpu_ms = 1000 * tree.cpu_s / max(level.rounds, 1)
         results.append(level)
         print(
             f"  {name:<9}{concurrency:>6}{level.rounds_per_s:>10.1f}"
             f"{_pct(level.ttft, 0.5):>9.2f}{_pct(level.ttft, 0.99):>9.2f}"
             f"{_pct(level.gaps, 0.5):>9.2f}{_pct(level.gaps, 0.99):>9.2f}"
-            f"{level.peak_rss / 2**20:>9.0f}{level.failed:>8}",
+            f"{level.peak_rss / 2**20:>9.0f}{level.cpu_ms:>8.2f}{level.failed:>8}"
+            + (f"   RSS MiB: {tree.breakdown()}" if tree is not None else ""),
             flush=True,
         )
     return results
-
-
-async def prepare(url: str, roster: Roster) -> None:
-    engine = create_engine(url)
-    try:
-        await upgrade(engine)
-        await seed_roster(engine, roster)
-    finally:
-        await engine.dispose()
 
 
 @contextlib.contextmanager
 def arena_server(
     database_url: str | None, roster: Roster, env: dict[str, str]
 ) -> Iterator[tuple[str, int]]:
-    """Our server (``create_api`` under granian, one worker, rating process off): (url, pid)."""
+    """Our server as a deployment runs it, ``arena serve`` (rating process off), on
+    ``database_url`` or an embedded PostgreSQL of the benchmark's own (so the database's
+    processes are not the server's): (url, pid)."""
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         database = database_url or stack.enter_context(embedded_postgres(Path(tmp))).url
-        asyncio.run(prepare(database, roster))
         port = free_port()
         env = {
             "DATABASE_URL": database,
             "MATCHUP_TOKEN_SECRET": SECRET,
             "ARENA_DATA_DIR": tmp,
             "ARENA_RATING_WORKER": "off",
+            "ARENA_MODELS": ",".join(
+                f"{m.provider}:{m.provider_model_id}={m.display_name}" for m in roster.models
+            ),
+            "PORT": str(port),
             "LOG_LEVEL": "warning",
             **env,
         }
         url = f"http://127.0.0.1:{port}"
-        with process(granian_command("arena_app", port), env, url + "/health") as pid:
+        command = [sys.executable, "-m", "arena_api", "serve"]
+        with process(command, env, url + "/health", timeout=300) as pid:
             yield url, pid
 
 
 def _ratios(figures: dict[str, list[Level]], ours: str, other: str) -> None:
-    if ours in figures and other in figures:
+    """Ours against the other server's figures of the same run, level by level."""
+    if ours not in figures or other not in figures:
+        return
+    pairs = list(zip(figures[ours], figures[other], strict=True))
+    for label, value in (
+        ("rounds/s", lambda level: level.rounds_per_s),
+        ("CPU ms/round", lambda level: level.cpu_ms),
+        ("peak RSS", lambda level: level.peak_rss),
+        ("ttft p99", lambda level: _pct(level.ttft, 0.99)),
+        ("gap p99", lambda level: _pct(level.gaps, 0.99)),
+    ):
         ratios = ", ".join(
-            f"{a.concurrency}: {a.rounds_per_s / b.rounds_per_s:.2f}x"
-            for a, b in zip(figures[ours], figures[other], strict=True)
-            if b.rounds_per_s
+            f"{a.concurrency}: {value(a) / value(b):.2f}x" for a, b in pairs if value(b)
         )
-        print(f"  rounds/s {ours} / {other}: {ratios}")
+        if ratios:
+            print(f"  {label} {ours} / {other}: {ratios}")
 
 
 _HEADER = (
     f"  {'server':<9}{'conc.':>6}{'rounds/s':>10}{'ttft p50':>9}{'ttft p99':>9}"
-    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'failed':>8}   (seconds)"
+    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'CPU ms':>8}{'failed':>8}   (seconds; CPU "
+    "ms: the server's user + system time per round completed)"
 )
 
 
+def idle_rss(name: str, pid: int) -> None:
+    """The server's summed RSS after start, before any round."""
+    with ProcessTree(pid) as tree:
+        time.sleep(0.5)
+    print(f"  {name:<9} idle RSS {tree.peak / 2**20:.0f} MiB ({tree.breakdown()})", flush=True)
+
+
 def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> None:
-    seed_url = os.environ.get("SEED_ARENA_URL")
-    vendor_port = int(os.environ.get("SEED_VENDOR_PORT") or free_port())
+    seed_url = args.seed_url
+    vendor_port = args.vendor_port or free_port()
     vendor_url = f"http://127.0.0.1:{vendor_port}/v1"
     ideal = ", ".join(f"{c}: {c / (TOKENS / RATE + 0.05):.1f}" for c in levels)
     print(
@@ -338,13 +398,15 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
         if "arena" in only:
             env = provider_env(args.provider, vendor_url.removesuffix("/v1"))
             with arena_server(args.database_url, vendor_roster(args.provider), env) as (url, pid):
+                idle_rss("arena", pid)
                 figures["arena"] = measure(
                     "arena", url, "/api/arena/chat", pid, levels, args.seconds, vote=True
                 )
         if seed_url and "seed" in only:
-            pid = int(os.environ["SEED_PID"]) if os.environ.get("SEED_PID") else None
+            if args.seed_pid is not None:
+                idle_rss("seed", args.seed_pid)
             figures["seed"] = measure(
-                "seed", seed_url, "/api/arena/chat", pid, levels, args.seconds, vote=True
+                "seed", seed_url, "/api/arena/chat", args.seed_pid, levels, args.seconds, vote=True
             )
     _ratios(figures, "arena", "seed")
     _ratios(figures, "arena", "baseline")
@@ -352,7 +414,7 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
 
 def run_mock(args: argparse.Namespace, levels: list[int], only: set[str]) -> None:
     """Rounds of the in-process mock (4 tokens, no delay), with and without the vote."""
-    seed_url = os.environ.get("SEED_MOCK_URL")
+    seed_url = args.seed_url
     print(f"rounds of the in-process mock (4 tokens, no delay); {args.seconds:g} s per level")
     print(_HEADER)
     figures: dict[str, list[Level]] = {}
@@ -369,9 +431,14 @@ def run_mock(args: argparse.Namespace, levels: list[int], only: set[str]) -> Non
                     "arena" + suffix, url, "/api/arena/chat", pid, levels, args.seconds, vote
                 )
         if seed_url and "seed" in only:
-            pid = int(os.environ["SEED_PID"]) if os.environ.get("SEED_PID") else None
             figures["seed" + suffix] = measure(
-                "seed" + suffix, seed_url, "/api/arena/chat", pid, levels, args.seconds, vote
+                "seed" + suffix,
+                seed_url,
+                "/api/arena/chat",
+                args.seed_pid,
+                levels,
+                args.seconds,
+                vote,
             )
     _ratios(figures, "arena", "seed")
     _ratios(figures, "arena+vote", "seed+vote")
@@ -394,6 +461,24 @@ def main() -> None:
         "--database-url",
         help="our server's PostgreSQL (default: an embedded one); give the "
         "seed system's server to compare on the same database server",
+    )
+    parser.add_argument(
+        "--seed-url",
+        default=os.environ.get("SEED_ARENA_URL") or os.environ.get("SEED_MOCK_URL"),
+        help="the seed system's server, started by you (relay: two models of provider openai "
+        "on this benchmark's vendor, see --vendor-port; --mock: two of its mock provider)",
+    )
+    parser.add_argument(
+        "--seed-pid",
+        type=int,
+        default=int(os.environ["SEED_PID"]) if os.environ.get("SEED_PID") else None,
+        help="the seed server's process, for its memory and CPU figures",
+    )
+    parser.add_argument(
+        "--vendor-port",
+        type=int,
+        default=int(os.environ.get("SEED_VENDOR_PORT") or 0),
+        help="the port the fake vendor listens on (the seed system's roster names it)",
     )
     args = parser.parse_args()
     levels = [
