@@ -1,4 +1,5 @@
-"""Alembic, driven from code: upgrade, downgrade and the head/current revisions."""
+"""Alembic, driven from code: upgrade and downgrade (the head and current revisions, read without
+Alembic, are ``arena_api.db.revisions``'s)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from arena_api.db.revisions import current_revision, head_revision
 
 __all__ = ["alembic_config", "current_revision", "downgrade", "head_revision", "upgrade"]
 
@@ -24,13 +25,6 @@ def alembic_config() -> Config:
     config = Config(str(_ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(_ROOT / "alembic"))
     return config
-
-
-def head_revision() -> str:
-    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
-    if head is None:
-        raise RuntimeError("the migration history is empty")
-    return head
 
 
 async def _with_connection(engine: AsyncEngine, action: str, revision: str) -> None:
@@ -57,13 +51,3 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
 
 async def downgrade(engine: AsyncEngine, revision: str) -> None:
     await _with_connection(engine, "downgrade", revision)
-
-
-async def current_revision(engine: AsyncEngine) -> str | None:
-    """The revision the database is at, or ``None`` before the first migration."""
-
-    def read(connection: Connection) -> str | None:
-        return MigrationContext.configure(connection).get_current_revision()
-
-    async with engine.connect() as connection:
-        return await connection.run_sync(read)

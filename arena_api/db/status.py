@@ -17,7 +17,7 @@ from typing import Protocol
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from arena_api.db.migrations import current_revision, head_revision
+from arena_api.db.revisions import current_revision, head_revision
 
 __all__ = ["DatabaseStatus", "DatabaseWatcher", "PostgresProbe"]
 
