@@ -67,6 +67,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     HOST=0.0.0.0 \
     PORT=3001 \
     ARENA_DATA_DIR=/data \
+    XDG_CACHE_HOME=/data/.cache \
     MATCHUP_TOKEN_SECRET_FILE=/data/matchup-token-secret
 COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
@@ -83,7 +84,9 @@ COPY --from=build --chown=arena:arena /app/.web/backend /app/.web/backend
 COPY --from=build --chown=arena:arena /app/.web/arena-build.digest /app/.web/arena-build.digest
 USER 10001
 EXPOSE 3001
-# Data lives in /data: mount a volume there (`-v arena-data:/data`). The image declares no
+# Data lives in /data: mount a volume there (`-v arena-data:/data`). The narrowed language model
+# the server maps (60 MB, arena_api/language.py) is written there on the first start, in .cache:
+# once per volume, not into every image (past its size budget) or container. The image declares no
 # VOLUME, so a container that never writes there (compose's rating worker) gets no anonymous one.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
     CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('PORT', '3001') + '/health', timeout=4)"]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import multiprocessing
 import os
 import secrets
@@ -152,6 +153,13 @@ def rating_worker(settings: Settings) -> tuple[WorkerSupervisor, Callable[[], No
     return WorkerSupervisor(rating_worker_command(style=True), listener=listener), alerts.stop
 
 
+def _name_process(name: bytes) -> None:
+    """The name ``ps``, ``top`` and ``/proc/PID/status`` show (Linux's ``PR_SET_NAME``): the
+    command people ran, ``arena``, rather than the interpreter's; the worker inherits it."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(15, name, 0, 0, 0)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m arena_app.server")
     parser.add_argument(
@@ -163,6 +171,7 @@ def main(argv: list[str] | None = None) -> None:
     except SettingsError as exc:
         raise SystemExit(f"arena: {exc}") from None
 
+    _name_process(b"arena")
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
     token = secrets.token_urlsafe(32)

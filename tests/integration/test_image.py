@@ -402,6 +402,40 @@ def test_every_process_in_the_container_runs_as_the_arena_user(served: Served) -
     assert {uid for _, uid in processes} == {"10001"}, processes
 
 
+def test_the_server_maps_the_language_model_from_the_volume_and_stays_small(
+    served: Served,
+) -> None:
+    """The prompts of the rounds above were classified with the narrowed language model mapped
+    from the data volume (written there once, on the first start), and the server's processes
+    (granian's main process and its worker) hold the memory the README gives for an idle
+    server."""
+    report = served.container.podman(
+        "exec",
+        served.container.name,
+        "python",
+        "-c",
+        "import pathlib\n"
+        "for p in pathlib.Path('/proc').glob('[0-9]*'):\n"
+        "    try:\n"
+        "        status = dict(l.split(':', 1) for l in (p / 'status').read_text().splitlines())\n"
+        "        maps = (p / 'maps').read_text()\n"
+        "    except OSError:\n"
+        "        continue\n"
+        "    if status['Name'].strip() != 'arena':\n"
+        "        continue\n"
+        "    mapped = '/data/.cache/arena/language-model-' in maps\n"
+        "    print(status['Name'].strip(), status['VmRSS'].split()[0], mapped)\n"
+        "print('home-cache', pathlib.Path('/home/arena/.cache/arena').exists())",
+    ).stdout.split("\n")
+    rows = [line.split() for line in report if line.strip()]
+
+    assert ["home-cache", "False"] in rows, rows
+    servers = [row for row in rows if row[0] == "arena"]
+    assert len(servers) == 2, rows
+    assert any(mapped == "True" for _, _, mapped in servers), servers
+    assert sum(int(rss) for _, rss, _ in servers) < 250 * 1024, servers
+
+
 def test_the_token_secret_it_generated_is_kept_in_the_volume_for_its_user_only(
     served: Served,
 ) -> None:
