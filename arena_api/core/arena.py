@@ -16,6 +16,7 @@ appended as a system turn.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import time
@@ -113,6 +114,43 @@ class _Stop:
 _STOP = _Stop()
 
 
+class _Inbox:
+    """Where the slots put their events for the stream: one reader, any number of writers.
+
+    Like an ``asyncio.Queue`` without its bounds, task counting and getter bookkeeping, which
+    cost on every token of every slot.
+    """
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: collections.deque[InternalEvent | _Stop] = collections.deque()
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: InternalEvent | _Stop) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def get_nowait(self) -> InternalEvent | _Stop:
+        return self._items.popleft()
+
+    async def get(self) -> InternalEvent | _Stop:
+        while not self._items:
+            waiter = self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+        return self._items.popleft()
+
+
 class ArenaCore:
     def __init__(
         self, *, slot_timeout_s: float, clock: Callable[[], float] = time.monotonic
@@ -127,6 +165,7 @@ class ArenaCore:
         *,
         abort: Signal | None = None,
         steer: SteerControl | None = None,
+        on_token: Callable[[Slot, str], None] | None = None,
     ) -> AsyncIterator[InternalEvent]:
         """Yield the round's internal events; ``matchup_done`` last, unless aborted.
 
@@ -135,13 +174,26 @@ class ArenaCore:
             runs: one or two slots.
             abort: when set, the stream stops at once (no ``matchup_done``).
             steer: optional steer channel; an accepted steer restarts every slot.
+            on_token: when given, each token goes to it at once, from its slot's task, and is
+                not yielded: a caller that only passes tokens on is not woken once per token.
+                As in the stream, a token that comes after a stop or a steer was asked is
+                dropped, and each slot's tokens come before its ``slot_error``/``slot_done``.
         """
         context = list(messages)
         stopping = asyncio.Event()
+        emit: Callable[[Slot, str], None] | None = None
+        if on_token is not None:
+
+            def emit(slot: Slot, text: str) -> None:
+                if (abort is not None and abort.is_set()) or (steer and steer._wakeup.is_set()):
+                    return  # the stream drops what comes after the stop or steer too
+                on_token(slot, text)
+
         while True:
-            queue: asyncio.Queue[InternalEvent | _Stop] = asyncio.Queue()
+            queue = _Inbox()
             tasks = [
-                asyncio.create_task(self._run_slot(run, context, queue, stopping)) for run in runs
+                asyncio.create_task(self._run_slot(run, context, queue, stopping, emit))
+                for run in runs
             ]
             wake = functools.partial(queue.put_nowait, _STOP)
             unlisten = [
@@ -195,8 +247,9 @@ class ArenaCore:
         self,
         run: SlotRun,
         messages: Sequence[ChatMessage],
-        queue: asyncio.Queue[InternalEvent | _Stop],
+        queue: _Inbox,
         stopping: asyncio.Event,
+        emit: Callable[[Slot, str], None] | None = None,
     ) -> None:
         started = self._clock()
         parts: list[str] = []
@@ -224,7 +277,10 @@ class ArenaCore:
                         if first_token_at is None:
                             first_token_at = self._clock()
                         parts.append(chunk.text)
-                        queue.put_nowait(InternalToken(slot=run.slot, text=chunk.text))
+                        if emit is not None:
+                            emit(run.slot, chunk.text)
+                        else:
+                            queue.put_nowait(InternalToken(slot=run.slot, text=chunk.text))
                     if chunk.output_tokens is not None:
                         provider_tokens = chunk.output_tokens
                     if chunk.input_tokens is not None:

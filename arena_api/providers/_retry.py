@@ -178,7 +178,7 @@ class RetryingProvider:
         self._clock = clock
         self._rng = rng or random.Random()
 
-    async def stream(
+    def stream(
         self, model: ModelEntry, messages: Sequence[ChatMessage]
     ) -> AsyncIterator[ProviderChunk]:
         """The inner provider's stream; a retryable failure before its first chunk starts it
@@ -187,34 +187,80 @@ class RetryingProvider:
         Raises:
             ProviderError: the last attempt's error, or any error after the first chunk.
         """
-        started = self._clock()
+        return _Attempts(self, model, messages)
+
+
+class _Attempts:
+    """The chunks of one retried call.
+
+    Until the first chunk, each ``__anext__`` runs the attempts (and the waits between them);
+    from then on it is the inner stream's own ``__anext__``, handed through: a chunk costs no
+    step of a wrapper of ours, and an error after the first chunk reaches the caller as it is.
+    Closing it closes the attempt under way.
+    """
+
+    def __init__(
+        self, owner: RetryingProvider, model: ModelEntry, messages: Sequence[ChatMessage]
+    ) -> None:
+        self._owner = owner
+        self._model = model
+        self._messages = messages
+        self._chunks: AsyncIterator[ProviderChunk] | None = None
+        self._is_committed = False  # a chunk came, or the attempts are over
+
+    def __aiter__(self) -> _Attempts:
+        return self
+
+    def __anext__(self) -> Awaitable[ProviderChunk]:
+        if self._is_committed and self._chunks is not None:
+            return self._chunks.__anext__()
+        return self._first()
+
+    async def aclose(self) -> None:
+        self._is_committed = True
+        if self._chunks is not None:
+            await _close(self._chunks)
+
+    async def _first(self) -> ProviderChunk:
+        owner, model = self._owner, self._model
+        if self._is_committed:  # closed before its first attempt
+            raise StopAsyncIteration
+        started = owner._clock()
         retry = 0
         while True:
-            has_yielded = False
+            chunks = self._chunks = owner.inner.stream(model, self._messages)
             try:
-                chunks = self.inner.stream(model, messages)
-                try:
-                    async for chunk in chunks:
-                        has_yielded = True
-                        yield chunk
-                finally:
-                    aclose = getattr(chunks, "aclose", None)
-                    if aclose is not None:
-                        await aclose()  # the attempt's connection goes now, not at GC
-                return
+                chunk = await chunks.__anext__()
             except ProviderError as exc:
-                if has_yielded:
-                    raise
+                await _close(chunks)  # the attempt's connection goes now, not at GC
                 retry += 1
-                delay = self.policy.next_delay_s(retry, exc, self._clock() - started, self._rng)
+                delay = owner.policy.next_delay_s(retry, exc, owner._clock() - started, owner._rng)
                 if delay is None:
+                    self._is_committed = True
                     raise
                 _log.info(
                     "retrying a model call in %.2f s (%s, retry %d of %d)",
                     delay,
                     exc.code,
                     retry,
-                    self.policy.retries,
-                    extra={"provider": self.name, "model": model.provider_model_id},
+                    owner.policy.retries,
+                    extra={"provider": owner.name, "model": model.provider_model_id},
                 )
-            await self._sleep(delay)
+            except BaseException:
+                self._is_committed = True
+                await _close(chunks)
+                raise
+            else:
+                self._is_committed = True
+                return chunk
+            try:
+                await owner._sleep(delay)
+            except BaseException:
+                self._is_committed = True
+                raise
+
+
+async def _close(chunks: AsyncIterator[ProviderChunk]) -> None:
+    aclose = getattr(chunks, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -156,19 +156,20 @@ class GoogleProvider:
             media_types=("text/event-stream",),
         )
         try:
-            async for line in lines:
-                data = decoder.feed(line)
-                if data is None:
-                    continue
-                facts = _read_event(parse_object(data))
-                is_finished = is_finished or facts.is_finish
-                if facts.output_tokens is not None:
-                    output_tokens = facts.output_tokens
-                if facts.input_tokens is not None:
-                    input_tokens = facts.input_tokens
-                version = facts.model_version or version
-                if facts.text:
-                    yield ProviderChunk(text=facts.text)
+            async for batch in lines:
+                for line in batch:
+                    data = decoder.feed(line)
+                    if data is None:
+                        continue
+                    facts = _read_event(parse_object(data))
+                    is_finished = is_finished or facts.is_finish
+                    if facts.output_tokens is not None:
+                        output_tokens = facts.output_tokens
+                    if facts.input_tokens is not None:
+                        input_tokens = facts.input_tokens
+                    version = facts.model_version or version
+                    if facts.text:
+                        yield ProviderChunk(text=facts.text)
         except ProviderError:
             # Once the finish reason arrived the answer is whole; a failure while reading the
             # (empty) rest of the body does not take it away.

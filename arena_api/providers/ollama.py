@@ -79,17 +79,18 @@ class OllamaProvider:
             "stream": True,
         }
         final: ProviderChunk | None = None
-        async for raw in post_lines(self._http, self._url, body, media_types=_MEDIA_TYPES):
-            if not raw.strip() or final is not None:
-                continue  # read to the end, so the connection can be reused
-            line = parse_object(raw)
-            if "error" in line:
-                raise ProviderReportedError(REPORTED_ERROR)
-            text = _text(line)
-            if text:
-                yield ProviderChunk(text=text)
-            if line.get("done") is True:
-                final = _final(line)
+        async for batch in post_lines(self._http, self._url, body, media_types=_MEDIA_TYPES):
+            for raw in batch:
+                if not raw.strip() or final is not None:
+                    continue  # read to the end, so the connection can be reused
+                line = parse_object(raw)
+                if "error" in line:
+                    raise ProviderReportedError(REPORTED_ERROR)
+                text = _text(line)
+                if text:
+                    yield ProviderChunk(text=text)
+                if line.get("done") is True:
+                    final = _final(line)
         if final is None:
             raise ProviderStreamError(UNFINISHED)
         yield final

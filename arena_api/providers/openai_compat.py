@@ -124,19 +124,21 @@ class OpenAICompatibleProvider:
         lines = post_lines(
             self._http, self._url, body, headers=self._headers, media_types=_MEDIA_TYPES
         )
-        async for line in lines:
-            data = decoder.feed(line)
-            if data is None or data == _DONE:
-                continue
-            text, is_finish, (prompt, completion), chunk_model = _read_chunk(parse_object(data))
-            is_finished = is_finished or is_finish
-            if completion is not None:
-                output_tokens = completion
-            if prompt is not None:
-                input_tokens = prompt
-            version = chunk_model or version
-            if text:
-                yield ProviderChunk(text=text)
+        feed = decoder.feed
+        async for batch in lines:
+            for line in batch:
+                data = feed(line)
+                if data is None or data == _DONE:
+                    continue
+                text, is_finish, (prompt, completion), chunk_model = _read_chunk(parse_object(data))
+                is_finished = is_finished or is_finish
+                if completion is not None:
+                    output_tokens = completion
+                if prompt is not None:
+                    input_tokens = prompt
+                version = chunk_model or version
+                if text:
+                    yield ProviderChunk(text=text)
         if not is_finished:
             raise ProviderStreamError(UNFINISHED)
         yield ProviderChunk(

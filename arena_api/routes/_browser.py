@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from pathlib import Path
 
 from starlette.datastructures import MutableHeaders
@@ -132,7 +132,8 @@ class BrowserBoundary:
         cors = self._cors(origin, scope["method"]) if foreign and not preflight else {}
         https = scope["scheme"] == "https"
 
-        async def respond(message: Message) -> None:
+        # Not a coroutine: the message is handed on with no step of ours per write.
+        def respond(message: Message) -> Awaitable[None]:
             if message["type"] == "http.response.start":
                 out = MutableHeaders(scope=message)
                 self._secure(out, https, revalidated=message["status"] == 304)
@@ -140,7 +141,7 @@ class BrowserBoundary:
                     out[name] = value
                 if self.credentialed or self.any_reader:
                     out.add_vary_header("Origin")
-            await send(message)
+            return send(message)
 
         if foreign and preflight:
             await self._preflight(headers, origin)(scope, receive, respond)

@@ -16,6 +16,8 @@ still sending resets it, and the client may lose the answer. A larger or a chunk
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = ["DRAIN_FACTOR", "KeepAlive"]
@@ -45,16 +47,21 @@ class KeepAlive:
                 read["all"] = True
             return message
 
-        async def respond(message: Message) -> None:
-            if message["type"] == "http.response.start" and not read["all"]:
-                if declared is not None and declared <= self.drain_bytes:
-                    while not read["all"]:
-                        await tracked()
-                else:
-                    message = {
-                        **message,
-                        "headers": [*message.get("headers", ()), (b"connection", b"close")],
-                    }
+        async def start(message: Message) -> None:
+            if declared is not None and declared <= self.drain_bytes:
+                while not read["all"]:
+                    await tracked()
+            else:
+                message = {
+                    **message,
+                    "headers": [*message.get("headers", ()), (b"connection", b"close")],
+                }
             await send(message)
+
+        # Not a coroutine: a body message is handed on as it is, with no step of ours per write.
+        def respond(message: Message) -> Awaitable[None]:
+            if message["type"] == "http.response.start" and not read["all"]:
+                return start(message)
+            return send(message)
 
         await self.app(scope, tracked, respond)

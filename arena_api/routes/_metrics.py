@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena_api.routes._ratelimit import limited_route
@@ -21,11 +23,12 @@ class RequestMetrics:
             return
         status = 500
 
-        async def sending(message: Message) -> None:
+        # Not a coroutine: the message is handed on with no step of ours per write.
+        def sending(message: Message) -> Awaitable[None]:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-            await send(message)
+            return send(message)
 
         try:
             await self.app(scope, receive, sending)

@@ -21,7 +21,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
@@ -31,6 +30,7 @@ from arena_api.core.events import RunError
 from arena_api.protocols import EventAdapter, Protocol, get_protocol, parse_chat_body
 from arena_api.protocols import select_protocol as select
 from arena_api.protocols.openai_text import OpenAiTextStream, completion_body, read_chat_call
+from arena_api.routes._event_stream import EventStream
 from arena_api.routes._request import read_json, services_of
 from arena_api.services import (
     ArenaService,
@@ -62,10 +62,15 @@ def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
     """Frame a round with ``adapter``; closing the response detaches from the round only."""
 
     async def frames() -> AsyncIterator[bytes]:
+        serialize = adapter.serialize
         try:
             async with contextlib.aclosing(round_.batches()) as batches:
                 async for batch in batches:
-                    yield b"".join(adapter.serialize(event) for event in batch)
+                    # Most batches are one event (a token): framed without a join.
+                    if len(batch) == 1:
+                        yield serialize(batch[0])
+                    else:
+                        yield b"".join(map(serialize, batch))
         except Exception:  # the stream is committed at 200: fail in the protocol's own idiom
             _log.exception("round %s stream failed", round_.started.matchup_id)
             yield adapter.serialize(RunError(code="stream_failed", message="The round failed"))
@@ -79,7 +84,7 @@ def stream_response(round_: RoundStream, adapter: EventAdapter) -> Response:
     }
     if adapter.media_type == "text/event-stream":
         # LF pings: AG-UI's client splits events on a blank line written as "\n\n".
-        return EventSourceResponse(
+        return EventStream(
             frames(), headers=headers, media_type=adapter.media_type, ping=_PING_SECONDS, sep="\n"
         )
     # JSON Lines has no comment syntax, so no keep-alive pings.
@@ -111,7 +116,7 @@ def text_response(reply: TextReply) -> Response:
             yield framing.text("\n\n> ⚠️ **The round failed.** Please try again.\n")
         yield framing.finish()
 
-    return EventSourceResponse(
+    return EventStream(
         frames(),
         headers=_stream_headers(_OPENAI.new_adapter()),
         media_type=framing.media_type,

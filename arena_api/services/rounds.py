@@ -565,13 +565,21 @@ class ArenaService:
 
         It runs in its own task, so a caller that disconnects detaches only its channel: both
         answers are still recorded. A slot's answer is stored before its ``slot_done`` goes out.
+        Tokens do not pass through it: each is published from its slot's task as it comes
+        (``on_token``), which spares the pump a wakeup per token.
         """
         models = {run.slot: run.model for run in round_.runs}
         live = round_.live
         unrecorded: set[Slot] = set()
         failed: set[Slot] = set()  # slots whose provider failed them (the breaker counts)
         try:
-            stream = self._core.stream(messages, round_.runs, abort=live.abort, steer=live.steer)
+            stream = self._core.stream(
+                messages,
+                round_.runs,
+                abort=live.abort,
+                steer=live.steer,
+                on_token=lambda slot, text: round_.publish(Token(slot=slot, token=text)),
+            )
             async for event in stream:
                 if isinstance(event, InternalSlotError) and event.code not in NOT_FAILURES:
                     failed.add(event.slot)

@@ -284,3 +284,61 @@ async def test_a_stopped_slot_costs_what_it_produced_and_a_failed_one_costs_noth
     assert a.cost_usd == price(a.input_token_count, a.output_token_count, prices) > 0
     assert b.error and (b.input_token_count, b.output_token_count) == (0, 0)
     assert b.cost_usd == Decimal("0")
+
+
+async def test_on_token_takes_the_tokens_before_each_slot_s_end() -> None:
+    a, b = ScriptedProvider(["a1", "a2"], delay=0.001), ScriptedProvider(["b1"], fail_after=1)
+    heard: list[tuple[str, str]] = []
+    events: list[InternalEvent] = []
+
+    async for event in ArenaCore(slot_timeout_s=5).stream(
+        MESSAGES, _runs(a, b), on_token=lambda slot, text: heard.append((slot, text))
+    ):
+        if isinstance(event, InternalSlotDone):
+            heard.append((event.slot, "done"))
+        events.append(event)
+
+    assert not any(isinstance(e, InternalToken) for e in events)
+    assert [t for s, t in heard if s == "A"] == ["a1", "a2", "done"]
+    assert [t for s, t in heard if s == "B"] == ["b1", "done"]
+    assert isinstance(events[-1], InternalMatchupDone)
+
+
+async def test_on_token_hears_nothing_after_a_stop() -> None:
+    a = ScriptedProvider(["a"] * 1000, delay=0.001)
+    b = ScriptedProvider(["b"] * 1000, delay=0.001)
+    abort = Signal()
+    heard: list[str] = []
+
+    def on_token(slot: str, text: str) -> None:
+        heard.append(text)
+        if len(heard) == 5:
+            abort.set()
+
+    stream = ArenaCore(slot_timeout_s=5).stream(
+        MESSAGES, _runs(a, b), abort=abort, on_token=on_token
+    )
+    done = [e async for e in stream if isinstance(e, InternalSlotDone)]
+
+    assert len(heard) == 5
+    assert {e.result.error for e in done} == {STOPPED}
+    assert sum(len(e.result.content) for e in done) >= 5
+
+
+async def test_on_token_hears_nothing_of_the_old_answer_after_a_steer() -> None:
+    a = ScriptedProvider(["a"] * 30, delay=0.001)
+    b = ScriptedProvider(["b"] * 30, delay=0.001)
+    steer = SteerControl()
+    heard: list[str] = []
+
+    def on_token(slot: str, text: str) -> None:
+        heard.append(text)
+        if len(heard) == 3:
+            assert steer.request("be brief")
+
+    events = await _collect(
+        ArenaCore(slot_timeout_s=5).stream(MESSAGES, _runs(a, b), steer=steer, on_token=on_token)
+    )
+
+    assert [e.instruction for e in events if isinstance(e, InternalSteered)] == ["be brief"]
+    assert len(heard) == 3 + 60  # three before the steer, then both whole new answers

@@ -275,3 +275,37 @@ async def test_the_deadline_ends_the_retries_with_the_error() -> None:
 
     assert isinstance(error, ProviderRateLimited)
     assert time.sleeps == [0.6] and inner.calls == 2
+
+
+async def test_closing_the_stream_mid_answer_closes_the_attempt() -> None:
+    inner, time = FailingProvider([ProviderReset("reset")], tokens_before_error=3), FakeTime()
+    stream = _wrap(inner, _policy(retries=2), time).stream(MODEL, [])
+
+    first = await anext(stream)
+    await stream.aclose()  # type: ignore[attr-defined]
+
+    assert first.text == "partial " and inner.closed == 1
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)
+
+
+async def test_a_stream_closed_before_it_began_asks_nothing() -> None:
+    inner, time = FailingProvider([]), FakeTime()
+    stream = _wrap(inner, _policy(), time).stream(MODEL, [])
+
+    await stream.aclose()  # type: ignore[attr-defined]
+
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)
+    assert inner.calls == 0
+
+
+async def test_after_the_retries_the_stream_stays_ended() -> None:
+    inner, time = FailingProvider([ProviderHTTPError("400", 400)]), FakeTime()
+    stream = _wrap(inner, _policy(retries=2), time).stream(MODEL, [])
+
+    with pytest.raises(ProviderHTTPError):
+        await anext(stream)
+    with pytest.raises(StopAsyncIteration):
+        await anext(stream)
+    assert inner.calls == 1
