@@ -1,29 +1,34 @@
 """Everything the rating process reads, each as one SQL statement that returns arrays.
 
-The process reads only the request-path tables (``preferences``, ``matchups``, ``responses``)
-and never pulls raw vote rows into Python for the default pass:
+The process reads the request-path tables (``preferences``, ``matchups``, ``responses``) and
+the summaries their triggers keep, and never pulls raw vote rows into Python for the default
+pass. Only two reads still visit every vote (the anomaly screen's, and the style pass's), and
+neither joins or hashes them all:
 
 ``read_session_stats``
-    One ``GROUP BY anonymous_session_id`` over ``preferences`` with a window for the gaps between
-    a session's votes: the inputs of the anomaly screen.
+    One walk down ``preferences_session_idx`` (people's votes with a session, in session and
+    time order) with a window for the gaps between a session's votes: the inputs of the anomaly
+    screen. The gaps need each vote's time, which no per-session counter can keep exactly (the
+    speed floor is a setting, and the median is reported), so this read grows with the votes.
 ``read_vote_filters``
     The filters before the fit: the votes on rounds whose answers named themselves (through a
     partial index over those few answers) and the votes of over-asked prompts beyond the cap
-    (one ``GROUP BY prompt_key``, then a seeded ranking within the heavy prompts only).
-``read_pair_counts``
-    One ``GROUP BY (LEAST(a, b), GREATEST(a, b))`` over ``preferences ⋈ matchups`` to canonical
-    ``(model_lo, model_hi, wins_lo, wins_hi, ties)`` rows. Skips, the votes of excluded
-    sessions and the filtered votes are left out inside the aggregate, so the same statement
-    also reports how many votes the screen dropped. O(votes) rows become O(model pairs).
-``read_unfiltered_pair_counts``
-    The default population with the filtered votes added back, read by their ids.
-``read_slice_pair_counts``
-    The same per slice of prompts (category or language): the slice summary the triggers keep,
-    less what the left-out votes (named rounds, screened sessions, filtered) count.
+    (the rounds per prompt counted down ``matchups_prompt_key_idx``, the total from the vote
+    summary, then the votes of the prompts asked more than the cap read and ranked).
+``read_vote_tallies``
+    Every board's pair counts without a join of every vote: the vote summary
+    (``pair_outcome_stats``) per method and canonical pair, and the slice summary
+    (``category_pair_stats``), less what the left-out votes count (named rounds, screened
+    sessions, filtered votes; each found by an index or by id). O(pairs + left-out votes).
+``read_pair_counts``, ``read_unfiltered_pair_counts``, ``read_slice_pair_counts``
+    One board from the tallies: canonical ``(model_lo, model_hi, wins_lo, wins_hi, ties)``
+    counts of a population, the default population with the filtered votes added back, and
+    each slice of prompts (category or language).
 ``read_style_votes``
     The style pass's raw rows (``preferences ⋈ matchups ⋈ responses``), returned as one row of
     packed binary columns, with votes whose slot failed or whose metrics are missing excluded
-    and counted (never zero-filled).
+    and counted (never zero-filled). The style model's likelihood is a sum over votes whose
+    covariates differ vote by vote, so no pair summary can stand in for them.
 
 The model set of a pass is every model that took part in at least one non-skip vote, whether or
 not that vote survived the anomaly screen, and disabled models included: their votes inform the
@@ -39,7 +44,6 @@ import dataclasses
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -53,7 +57,6 @@ from sqlalchemy import (
     case,
     cast,
     exists,
-    extract,
     func,
     literal,
     or_,
@@ -63,7 +66,6 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import UUID as PG_UUID
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql import FromClause, Select
 from sqlalchemy.sql.elements import ColumnElement
 
 from arena_api.core.boards import DEFAULT_BOARD, Board
@@ -73,8 +75,6 @@ from arena_api.core.sides import (
     SLOT_PICKED,
     TIE_VOTES,
     VOTES,
-    Side,
-    side_winning_vote,
     sql_labels,
     sql_side_counter,
     sql_side_wins,
@@ -90,6 +90,7 @@ __all__ = [
     "AggregatedVotes",
     "StyleRows",
     "VoteFilters",
+    "VoteTallies",
     "begin_snapshot",
     "read_pair_counts",
     "read_session_stats",
@@ -97,6 +98,7 @@ __all__ = [
     "read_style_votes",
     "read_unfiltered_pair_counts",
     "read_vote_filters",
+    "read_vote_tallies",
 ]
 
 # The votes the ratings are fitted to are people's (``HUMAN``) unless a board says otherwise;
@@ -176,24 +178,42 @@ SELECT p.id, string_agg(r.slot, '' ORDER BY r.slot) AS slots
 # People's non-skip votes per prompt key; a prompt with more than the cap keeps the cap's worth,
 # chosen by a seeded hash of the vote's id (the same votes pass after pass, new ones join by
 # the same order), and the rest are returned. The cap is a share of all those votes, never
-# fewer than :floor votes.
+# fewer than :floor votes. No statement joins every vote: the total is the vote summary's less
+# the votes on unclassified rounds (``matchups_prompt_key_idx`` holds their NULL keys), and
+# only the prompts asked more often than the cap (rounds counted down the same index, an upper
+# bound of their votes) have their votes read, counted and ranked.
+_DUPLICATE_CAP = text(
+    f"""
+WITH cap AS (
+  SELECT greatest(ceil(CAST(:share AS float8) * (
+           (SELECT coalesce(sum(left_wins + right_wins + both_good + both_bad), 0)
+              FROM pair_outcome_stats WHERE method = '{HUMAN}')
+         - (SELECT count(*) FROM matchups m JOIN preferences p ON p.matchup_id = m.id
+             WHERE m.prompt_key IS NULL AND p.vote <> '{SKIP}' AND p.method = '{HUMAN}')
+         )), :floor)::bigint AS n
+)
+SELECT (SELECT n FROM cap) AS cap,
+       ARRAY(SELECT prompt_key FROM matchups WHERE prompt_key IS NOT NULL
+              GROUP BY 1 HAVING count(*) > (SELECT n FROM cap)) AS asked
+"""
+)
+# The asked prompts' keys come as a (short) array, so that their votes are read down the
+# prompt-key index and never by a hash join of every round.
 _DUPLICATES = text(
     f"""
 WITH votes AS (
   SELECT p.id, m.prompt_key
-    FROM preferences p JOIN matchups m ON m.id = p.matchup_id
-   WHERE p.vote <> '{SKIP}' AND p.method = '{HUMAN}' AND m.prompt_key IS NOT NULL
-), cap AS (
-  SELECT greatest(ceil(CAST(:share AS float8) * count(*)), :floor)::bigint AS n FROM votes
+    FROM matchups m JOIN preferences p ON p.matchup_id = m.id
+   WHERE m.prompt_key = ANY(CAST(:asked AS text[]))
+     AND p.vote <> '{SKIP}' AND p.method = '{HUMAN}'
 ), heavy AS (
-  SELECT v.prompt_key FROM votes v GROUP BY 1 HAVING count(*) > (SELECT n FROM cap)
+  SELECT v.prompt_key FROM votes v GROUP BY 1 HAVING count(*) > :cap
 ), ranked AS (
   SELECT v.id, v.prompt_key,
          row_number() OVER (PARTITION BY v.prompt_key ORDER BY md5(:seed || v.id::text)) AS k
     FROM votes v JOIN heavy h ON h.prompt_key = v.prompt_key
 )
-SELECT (SELECT n FROM cap) AS cap, r.id, r.prompt_key
-  FROM (SELECT 1) AS one LEFT JOIN ranked r ON r.k > (SELECT n FROM cap)
+SELECT r.id, r.prompt_key FROM ranked r WHERE r.k > :cap
 """
 )
 #: Seeds the choice of the votes an over-asked prompt keeps (stable from pass to pass).
@@ -223,58 +243,67 @@ async def read_vote_filters(
         leaks = {r.id: r.slots for r in (await conn.execute(_IDENTITY_LEAKS)).all()}
     if duplicate_share is None:
         return VoteFilters(identity=leaks)
-    found = (
-        await conn.execute(
-            _DUPLICATES,
-            {"share": duplicate_share, "floor": duplicate_floor, "seed": DUPLICATE_SEED},
-        )
-    ).all()
-    duplicates = {r.id: r.prompt_key for r in found if r.id is not None and r.id not in leaks}
-    return VoteFilters(identity=leaks, duplicates=duplicates, cap=int(found[0].cap))
+    cap, asked = (
+        await conn.execute(_DUPLICATE_CAP, {"share": duplicate_share, "floor": duplicate_floor})
+    ).one()
+    found: Sequence[Any] = ()
+    if asked:
+        found = (
+            await conn.execute(
+                _DUPLICATES, {"asked": list(asked), "cap": int(cap), "seed": DUPLICATE_SEED}
+            )
+        ).all()
+    duplicates = {r.id: r.prompt_key for r in found if r.id not in leaks}
+    return VoteFilters(identity=leaks, duplicates=duplicates, cap=int(cap))
+
+
+_PICKS_A, _PICKS_B = (next(v for v, s in SLOT_PICKED.items() if s == slot) for slot in "AB")
+# One pass down ``preferences_session_idx`` (session, time, vote of people's votes with a
+# session): the votes come in session and time order, so the window and the grouping need no
+# sort. The per-session rows come back as one row of arrays.
+_SESSION_STATS = text(
+    f"""
+WITH votes AS (
+  SELECT anonymous_session_id AS session_id, vote,
+         extract(epoch FROM created_at - lag(created_at) OVER (
+           PARTITION BY anonymous_session_id ORDER BY created_at)) AS gap
+    FROM preferences
+   WHERE anonymous_session_id IS NOT NULL AND method = '{HUMAN}'
+), sessions AS (
+  SELECT session_id, count(*) AS votes,
+         count(*) FILTER (WHERE vote = '{_PICKS_A}') AS left_votes,
+         count(*) FILTER (WHERE vote = '{_PICKS_B}') AS right_votes,
+         count(gap) AS gaps, count(*) FILTER (WHERE gap < :min_gap) AS fast_gaps,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY gap) AS median_gap
+    FROM votes GROUP BY session_id
+)
+SELECT array_agg(session_id) AS ids, array_agg(votes) AS votes, array_agg(left_votes) AS lefts,
+       array_agg(right_votes) AS rights, array_agg(gaps) AS gaps,
+       array_agg(fast_gaps) AS fast_gaps, array_agg(median_gap) AS medians
+  FROM sessions
+"""
+)
 
 
 async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> SessionStats:
-    """Per-session vote counts, decisive slot choices and inter-vote gaps.
+    """Per-session vote counts, decisive slot choices and inter-vote gaps of people's votes.
 
     Votes without a session id are not sessions and are left out.
     """
-    session = preferences.c.anonymous_session_id
-    # Ordering by the id's hash first lets the one big sort compare integers and fall back to
-    # the text only on a hash collision; grouping by the same pair reuses that order.
-    bucket = func.hashtext(session)
-    previous = func.lag(preferences.c.created_at).over(
-        partition_by=(bucket, session), order_by=preferences.c.created_at
-    )
-    votes = (
-        select(
-            bucket.label("bucket"),
-            session.label("session_id"),
-            preferences.c.vote,
-            extract("epoch", preferences.c.created_at - previous).label("gap"),
-        )
-        .where(session.is_not(None), preferences.c.method == HUMAN)
-        .subquery("votes")
-    )
-    gap = votes.c.gap
-    query = select(
-        votes.c.session_id,
-        func.count().label("votes"),
-        *(func.count().filter(votes.c.vote == vote).label(vote) for vote in SLOT_PICKED),
-        func.count(gap).label("gaps"),
-        func.count().filter(gap < min_gap_s).label("fast_gaps"),
-        func.percentile_cont(0.5).within_group(gap).label("median_gap"),
-    ).group_by(votes.c.bucket, votes.c.session_id)
-    rows = (await conn.execute(query)).all()
+    row = (await conn.execute(_SESSION_STATS, {"min_gap": float(min_gap_s)})).one()
+
+    def counts(values: Sequence[int] | None) -> NDArray[np.int64]:
+        return np.array(values or [], dtype=np.int64)
+
     return SessionStats(
-        session_ids=tuple(str(r.session_id) for r in rows),
-        votes=np.array([r.votes for r in rows], dtype=np.int64),
-        left=np.array([r.left for r in rows], dtype=np.int64),
-        right=np.array([r.right for r in rows], dtype=np.int64),
-        gaps=np.array([r.gaps for r in rows], dtype=np.int64),
-        fast_gaps=np.array([r.fast_gaps for r in rows], dtype=np.int64),
+        session_ids=tuple(str(s) for s in row.ids or ()),
+        votes=counts(row.votes),
+        left=counts(row.lefts),
+        right=counts(row.rights),
+        gaps=counts(row.gaps),
+        fast_gaps=counts(row.fast_gaps),
         median_gap_s=np.array(
-            [np.nan if r.median_gap is None else float(r.median_gap) for r in rows],
-            dtype=np.float64,
+            [np.nan if v is None else float(v) for v in row.medians or ()], dtype=np.float64
         ),
     )
 
@@ -316,16 +345,6 @@ def _unknown_vote() -> ColumnElement[bool]:
     return preferences.c.vote.not_in(VOTES)
 
 
-def _wins(
-    side: Side, vote: ColumnElement[str], a_is_lo: ColumnElement[bool]
-) -> ColumnElement[bool]:
-    """Whether ``vote`` makes the pair's ``side`` the winner (``arena_api.core.sides``)."""
-    return or_(
-        and_(vote == side_winning_vote(side, a_is_lo=True), a_is_lo),
-        and_(vote == side_winning_vote(side, a_is_lo=False), ~a_is_lo),
-    )
-
-
 async def named_votes_exist(conn: AsyncConnection) -> bool:
     """Whether any named side-by-side round exists (a look at a partial index, not a scan)."""
     query = select(exists().where(matchups.c.mode == "named"))
@@ -338,61 +357,6 @@ async def judge_votes_exist(conn: AsyncConnection) -> bool:
     return bool((await conn.execute(query)).scalar_one())
 
 
-def _pair_counts_query(
-    board: Board,
-    excluded_sessions: Sequence[str],
-    filtered: Sequence[uuid.UUID],
-    *,
-    only: Sequence[uuid.UUID] | None = None,
-) -> Select[Any]:
-    """One ``GROUP BY`` to canonical pair counts of ``board``'s votes; with ``only``, of those
-    votes alone (read by their ids, never by a pass over every vote).
-
-    Raises
-    ------
-    ValueError
-        ``board`` is cut to a slice of prompts (``read_slice_pair_counts`` reads those).
-    """
-    if board.category is not None:
-        raise ValueError("a slice's board is read by read_slice_pair_counts")
-    a, b = matchups.c.slot_a_model_id, matchups.c.slot_b_model_id
-    vote = preferences.c.vote
-    voted: FromClause = preferences
-    if only is not None:
-        ids = (
-            func.unnest(bindparam("only", list(only), type_=ARRAY(PG_UUID)))
-            .table_valued("id")
-            .render_derived(name="only_votes")
-        )
-        voted = ids.join(preferences, preferences.c.id == ids.c.id)
-    joined = voted.join(matchups, matchups.c.id == preferences.c.matchup_id)
-    kept = _kept(excluded_sessions)
-    passed = _unfiltered(filtered if board.filters else ())
-    counted = and_(kept, passed)
-    a_is_lo = a < b
-    lo_wins, hi_wins = _wins("lo", vote, a_is_lo), _wins("hi", vote, a_is_lo)
-    query = (
-        select(
-            func.least(a, b).label("lo"),
-            func.greatest(a, b).label("hi"),
-            func.count().filter(and_(counted, lo_wins)).label("wins_lo"),
-            func.count().filter(and_(counted, hi_wins)).label("wins_hi"),
-            func.count().filter(and_(counted, vote.in_(TIE_VOTES))).label("ties"),
-            func.count().filter(vote != SKIP).label("compared"),
-            func.count().filter(and_(vote != SKIP, ~kept)).label("excluded"),
-            func.count().filter(_unknown_vote()).label("unknown"),
-            func.count().filter(vote == SKIP).label("skips"),
-            func.count().label("votes"),
-        )
-        .select_from(joined)
-        .where(preferences.c.method.in_(list(board.methods)))
-        .group_by(func.least(a, b), func.greatest(a, b))
-    )
-    if not board.named:
-        query = query.where(matchups.c.mode != "named")
-    return query
-
-
 async def read_pair_counts(
     conn: AsyncConnection,
     board: Board = DEFAULT_BOARD,
@@ -400,20 +364,22 @@ async def read_pair_counts(
     excluded_sessions: Sequence[str] = (),
     filtered: Sequence[uuid.UUID] = (),
 ) -> AggregatedVotes:
-    """Aggregate every vote of ``board`` (people's blind votes by default; the named rounds'
-    votes too on a ``named`` board; the judge's or everyone's by its population) into
-    canonical pair counts with one ``GROUP BY``, leaving out the votes of
-    ``excluded_sessions`` and, unless the board is unfiltered, the ``filtered`` ones.
+    """Canonical pair counts of every vote of ``board`` (people's blind votes by default; the
+    named rounds' votes too on a ``named`` board; the judge's or everyone's by its population),
+    leaving out the votes of ``excluded_sessions`` and, unless the board is unfiltered, the
+    ``filtered`` ones (``read_vote_tallies``: the summary less the left-out votes).
 
     Raises
     ------
-    RatingInputError
-        A vote holds a label outside ``VOTES``.
     ValueError
         ``board`` is cut to a slice of prompts.
     """
-    query = _pair_counts_query(board, excluded_sessions, filtered)
-    return _aggregated((await conn.execute(query)).all())
+    if board.category is not None:
+        raise ValueError("a slice's board is read by read_slice_pair_counts")
+    tallies = await read_vote_tallies(
+        conn, excluded_sessions=excluded_sessions, filtered=filtered, slices=False
+    )
+    return tallies.board(board)
 
 
 async def read_unfiltered_pair_counts(
@@ -423,71 +389,12 @@ async def read_unfiltered_pair_counts(
     excluded_sessions: Sequence[str] = (),
     filtered: Sequence[uuid.UUID] = (),
 ) -> AggregatedVotes:
-    """People's blind votes with the ``filtered`` ones kept: ``aggregated`` (the default
-    population, which left them out) plus what those votes alone count, read by their ids
-    rather than with another pass over every vote. The screened sessions stay out."""
-    query = _pair_counts_query(DEFAULT_BOARD, excluded_sessions, (), only=filtered)
-    counts = aggregated.counts
-    index = {model_id: i for i, model_id in enumerate(aggregated.model_ids)}
-    position = {(int(i), int(j)): k for k, (i, j) in enumerate(counts.pairs)}
-    wins_first, wins_second, ties = (
-        counts.wins_first.copy(),
-        counts.wins_second.copy(),
-        counts.ties.copy(),
+    """People's blind votes with the ``filtered`` ones kept (the screened sessions stay out):
+    the default population ``aggregated`` with its counts recomputed."""
+    tallies = await read_vote_tallies(
+        conn, excluded_sessions=excluded_sessions, filtered=filtered, slices=False
     )
-    for row in (await conn.execute(query)).all():
-        # Every filtered vote was compared, so its pair is one of the default population's.
-        k = position[(index[row.lo], index[row.hi])]
-        wins_first[k] += row.wins_lo
-        wins_second[k] += row.wins_hi
-        ties[k] += row.ties
-    return dataclasses.replace(
-        aggregated,
-        counts=PairCounts(counts.n_models, counts.pairs, wins_first, wins_second, ties),
-    )
-
-
-# People's votes per slice and canonical pair, from the slice summary the triggers keep.
-_SLICE_COUNTERS = text(
-    f"""
-SELECT category AS slice, LEAST(slot_a_model_id, slot_b_model_id) AS lo,
-       GREATEST(slot_a_model_id, slot_b_model_id) AS hi,
-       sum({sql_side_counter("lo")}) AS wins_lo,
-       sum({sql_side_counter("hi")}) AS wins_hi,
-       sum(both_good + both_bad) AS ties, sum(skips) AS skips
-  FROM category_pair_stats
- WHERE method = '{HUMAN}'
- GROUP BY 1, 2, 3
-"""
-)
-_SIDES = {"vote": "p.vote", "slot_a": "m.slot_a_model_id", "slot_b": "m.slot_b_model_id"}
-# The same for the votes a pass leaves out of people's blind boards: the named rounds', the
-# screened sessions', the filtered ones. Each is found by its own narrow read (a partial index,
-# one scan of the votes without a join, the ids themselves), never by a join of every vote.
-_SLICE_LEFT_OUT = text(
-    f"""
-WITH left_out AS (
-  SELECT p.id FROM matchups m JOIN preferences p ON p.matchup_id = m.id WHERE m.mode = 'named'
-  UNION
-  SELECT id FROM preferences
-   WHERE anonymous_session_id IN (SELECT unnest(CAST(:sessions AS text[])))
-  UNION
-  SELECT unnest(CAST(:filtered AS uuid[]))
-)
-SELECT s.slice, LEAST(m.slot_a_model_id, m.slot_b_model_id) AS lo,
-       GREATEST(m.slot_a_model_id, m.slot_b_model_id) AS hi,
-       count(*) FILTER (WHERE {sql_side_wins("lo", **_SIDES)}) AS wins_lo,
-       count(*) FILTER (WHERE {sql_side_wins("hi", **_SIDES)}) AS wins_hi,
-       count(*) FILTER (WHERE p.vote IN ({sql_labels(TIE_VOTES)})) AS ties,
-       count(*) FILTER (WHERE p.vote = '{SKIP}') AS skips
-  FROM left_out o
-  JOIN preferences p ON p.id = o.id
-  JOIN matchups m ON m.id = p.matchup_id
- CROSS JOIN unnest(arena_prompt_slices(m.categories, m.language)) AS s (slice)
- WHERE p.method = '{HUMAN}'
- GROUP BY 1, 2, 3
-"""
-)
+    return dataclasses.replace(aggregated, counts=tallies.board(Board(filters=False)).counts)
 
 
 async def read_slice_pair_counts(
@@ -500,41 +407,270 @@ async def read_slice_pair_counts(
     """People's blind votes per slice of prompts (each category of a round, and its language
     as ``language:<code>``) without the screened sessions' and the ``filtered`` votes, as
     canonical pair counts; only the slices with at least ``min_votes`` such comparisons.
+    A slice's models are those with a kept comparison in it."""
+    tallies = await read_vote_tallies(
+        conn, excluded_sessions=excluded_sessions, filtered=filtered, slices=True
+    )
+    return tallies.slices(min_votes)
 
-    Read from the slice summary the triggers keep (``category_pair_stats``) less what the left
-    out votes count: the cost grows with pairs, slices and left-out votes, not with the votes.
-    A slice's models are those with a kept comparison in it.
-    """
-    totals: dict[tuple[str, uuid.UUID, uuid.UUID], list[int]] = {}
-    for row in (await conn.execute(_SLICE_COUNTERS)).all():
-        totals[(row.slice, row.lo, row.hi)] = [row.wins_lo, row.wins_hi, row.ties, row.skips]
-    params = {"sessions": list(excluded_sessions), "filtered": list(filtered)}
-    for row in (await conn.execute(_SLICE_LEFT_OUT, params)).all():
-        kept = totals[(row.slice, row.lo, row.hi)]
-        for k, value in enumerate((row.wins_lo, row.wins_hi, row.ties, row.skips)):
-            kept[k] -= value
-    groups: dict[str, list[SimpleNamespace]] = {}
-    for (name, lo, hi), (wins_lo, wins_hi, ties, skips) in totals.items():
-        compared = wins_lo + wins_hi + ties
-        if compared > 0:
-            groups.setdefault(name, []).append(
-                SimpleNamespace(
-                    lo=lo,
-                    hi=hi,
-                    wins_lo=wins_lo,
-                    wins_hi=wins_hi,
-                    ties=ties,
-                    compared=compared,
-                    excluded=0,
-                    unknown=0,
-                    skips=skips,
-                    votes=compared + skips,
-                )
+
+#: Why a vote is left out of a board, as bits (``_LEFT_OUT`` ORs them per vote).
+_NAMED, _SCREENED, _FILTERED = 1, 2, 4
+
+_LEFT_OUT_COUNTS = f"""
+       count(*) FILTER (WHERE {sql_side_wins("lo")}) AS wins_lo,
+       count(*) FILTER (WHERE {sql_side_wins("hi")}) AS wins_hi,
+       count(*) FILTER (WHERE vote IN ({sql_labels(TIE_VOTES)})) AS ties,
+       count(*) FILTER (WHERE vote = '{SKIP}') AS skips,
+       count(*) FILTER (WHERE vote NOT IN ({sql_labels(VOTES)})) AS unknown"""
+_SUMMARY_COUNTS = f"""
+       sum({sql_side_counter("lo")}) AS wins_lo, sum({sql_side_counter("hi")}) AS wins_hi,
+       sum(both_good + both_bad) AS ties, sum(skips) AS skips, 0 AS unknown"""
+_CANONICAL = """LEAST(slot_a_model_id, slot_b_model_id) AS lo,
+       GREATEST(slot_a_model_id, slot_b_model_id) AS hi"""
+# Everything a pass's boards are made of, in one statement of a few rows of arrays (models as
+# their positions in ``models`` ordered by id):
+#
+# - ``total``: every vote per method and canonical pair, from the summary the vote triggers
+#   keep (``pair_outcome_stats``);
+# - ``left_out``: the votes some board leaves out, per method, why (``reasons``: bits of named
+#   round, screened session, filtered) and pair. Each kind is found by its own narrow read: the
+#   named rounds by a partial index, the screened sessions' votes by ``preferences_session_idx``
+#   (the judge's by its partial index), the filtered ones by their ids; never a join of every
+#   vote;
+# - ``slice``: people's kept votes per slice of prompts and pair, the slice summary
+#   (``category_pair_stats``) less the left-out votes on that slice.
+_TALLIES = f"""
+WITH ix AS (
+  SELECT id, CAST(row_number() OVER (ORDER BY id) - 1 AS integer) AS k FROM models
+), left_out AS (
+  -- Named rounds and filtered votes by id; the screened sessions' votes straight off the
+  -- session index's rows (no second look-up of each vote).
+  SELECT id, bit_or(reasons) AS reasons, method, vote, matchup_id FROM (
+    SELECT p.id, why.reason AS reasons, p.method, p.vote, p.matchup_id
+      FROM (SELECT id, bit_or(reason) AS reason FROM (
+              SELECT p.id, {_NAMED} AS reason
+                FROM matchups m JOIN preferences p ON p.matchup_id = m.id
+               WHERE m.mode = 'named'
+              UNION ALL
+              SELECT unnest(CAST(:filtered AS uuid[])), {_FILTERED}
+            ) AS named_or_filtered GROUP BY id) AS why
+      JOIN preferences p ON p.id = why.id
+    UNION ALL
+    SELECT id, {_SCREENED}, method, vote, matchup_id FROM preferences
+     WHERE method = '{HUMAN}' AND anonymous_session_id IS NOT NULL
+       AND anonymous_session_id IN (SELECT unnest(CAST(:sessions AS text[])))
+    UNION ALL
+    SELECT id, {_SCREENED}, method, vote, matchup_id FROM preferences
+     WHERE method = '{JUDGE}'
+       AND anonymous_session_id IN (SELECT unnest(CAST(:sessions AS text[])))
+  ) AS why GROUP BY id, method, vote, matchup_id
+), voted AS MATERIALIZED (
+  SELECT o.reasons, o.method, o.vote, m.slot_a_model_id, m.slot_b_model_id, m.categories,
+         m.language
+    FROM left_out o JOIN matchups m ON m.id = o.matchup_id
+), counted AS (
+  SELECT 'total' AS kind, NULL AS slice, method, 0 AS reasons, {_CANONICAL},{_SUMMARY_COUNTS}
+    FROM pair_outcome_stats
+   GROUP BY 3, 5, 6
+  UNION ALL
+  SELECT 'left_out', NULL, method, reasons, {_CANONICAL},{_LEFT_OUT_COUNTS}
+    FROM voted
+   GROUP BY 3, 4, 5, 6
+  {{slices}}
+)
+SELECT c.kind, c.slice, c.method, c.reasons, array_agg(lo.k) AS lo, array_agg(hi.k) AS hi,
+       array_agg(c.wins_lo) AS wins_lo, array_agg(c.wins_hi) AS wins_hi,
+       array_agg(c.ties) AS ties, array_agg(c.skips) AS skips, sum(c.unknown) AS unknown,
+       (SELECT array_agg(id ORDER BY k) FROM ix) AS models
+  FROM counted c JOIN ix lo ON lo.id = c.lo JOIN ix hi ON hi.id = c.hi
+ GROUP BY 1, 2, 3, 4
+"""
+_TALLY_SLICES = f"""
+  UNION ALL
+  SELECT 'slice', t.slice, '{HUMAN}', 0, t.lo, t.hi, t.wins_lo - coalesce(l.wins_lo, 0),
+         t.wins_hi - coalesce(l.wins_hi, 0), t.ties - coalesce(l.ties, 0),
+         t.skips - coalesce(l.skips, 0), coalesce(l.unknown, 0)
+    FROM (SELECT category AS slice, {_CANONICAL},{_SUMMARY_COUNTS}
+            FROM category_pair_stats WHERE method = '{HUMAN}' GROUP BY 1, 2, 3) AS t
+    LEFT JOIN (SELECT s.slice, {_CANONICAL},{_LEFT_OUT_COUNTS}
+                 FROM voted
+                CROSS JOIN unnest(arena_prompt_slices(categories, language)) AS s (slice)
+                WHERE method = '{HUMAN}' GROUP BY 1, 2, 3) AS l
+           ON l.slice = t.slice AND l.lo = t.lo AND l.hi = t.hi"""
+
+
+def _pair_keys(n_models: int, row: Any) -> NDArray[np.int64]:
+    """A row's pairs as ``lo * n_models + hi`` (canonical: ``lo < hi`` in model order)."""
+    lo = np.asarray(row.lo, dtype=np.int64)
+    return np.asarray(lo * n_models + np.asarray(row.hi, dtype=np.int64), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class _Counts:
+    """Counters per pair of the pass (``VoteTallies.keys``): an array of shape
+    ``(4, n_pairs)`` of lo's wins, hi's wins, ties and skips."""
+
+    values: NDArray[np.int64]
+
+    @classmethod
+    def of(cls, keys: NDArray[np.int64], n_models: int, row: Any) -> _Counts:
+        position = np.searchsorted(keys, _pair_keys(n_models, row))
+        return cls(
+            np.stack(
+                [
+                    np.bincount(
+                        position, np.asarray(getattr(row, name), dtype=np.float64), keys.size
+                    )
+                    for name in ("wins_lo", "wins_hi", "ties", "skips")
+                ]
             )
-    boards = {name: _aggregated(rows) for name, rows in sorted(groups.items())}
-    return {
-        name: votes for name, votes in boards.items() if votes.decisive + votes.ties >= min_votes
-    }
+            .round()
+            .astype(np.int64)
+        )
+
+    @property
+    def compared(self) -> NDArray[np.int64]:
+        return np.asarray(self.values[:3].sum(axis=0), dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class VoteTallies:
+    """Every vote of a pass counted per method and canonical pair (from the summaries the vote
+    triggers keep), the votes some board leaves out counted the same way by why, and people's
+    kept votes per slice of prompts.
+
+    Any board's pair counts follow by subtraction (``board``), and each slice's (``slices``):
+    the cost grows with models, pairs, slices and left-out votes, never with the votes.
+    """
+
+    model_ids: tuple[uuid.UUID, ...]
+    #: Every pair any count names, as ``lo * n_models + hi``, ascending.
+    keys: NDArray[np.int64]
+    totals: dict[str, _Counts]
+    left_out: dict[tuple[str, int], _Counts]
+    kept_slices: dict[str, _Counts] = field(default_factory=dict)
+
+    def board(self, board: Board = DEFAULT_BOARD, *, screened: bool = True) -> AggregatedVotes:
+        """``board``'s pair counts: its population (methods, named rounds or not) less its
+        screened sessions' votes (unless ``screened`` is false: the judge has no session to
+        screen) and, on a filtered board, the filtered votes.
+
+        Raises
+        ------
+        ValueError
+            ``board`` is cut to a slice of prompts (``slices`` holds those).
+        """
+        if board.category is not None:
+            raise ValueError("a slice's board is read from VoteTallies.slices")
+        population = np.zeros((4, self.keys.size), dtype=np.int64)
+        for voter in board.methods:
+            if voter in self.totals:
+                population += self.totals[voter].values
+        kept = population.copy()
+        excluded = 0
+        for (method, reasons), counts in self.left_out.items():
+            if method not in board.methods:
+                continue
+            if reasons & _NAMED and not board.named:
+                population -= counts.values
+                kept -= counts.values
+                continue
+            screened_out = bool(reasons & _SCREENED) and screened
+            if screened_out:
+                excluded += int(counts.compared.sum())
+            if screened_out or (reasons & _FILTERED and board.filters):
+                kept -= counts.values
+        aggregated = self._aggregated(kept, population[:3].sum(axis=0) > 0)
+        skips = int(population[3].sum())
+        return dataclasses.replace(
+            aggregated,
+            votes=int(population[:3].sum()) + skips,
+            skips=skips,
+            excluded=excluded,
+        )
+
+    def slices(self, min_votes: int = 1) -> dict[str, AggregatedVotes]:
+        """People's blind, kept votes per slice of prompts, for the slices with at least
+        ``min_votes`` comparisons; a slice's models are those with a kept comparison in it."""
+        boards = {}
+        for name in sorted(self.kept_slices):
+            values = self.kept_slices[name].values
+            compared = values[:3].sum(axis=0) > 0
+            if not compared.any():
+                continue
+            votes = self._aggregated(values, compared)
+            boards[name] = dataclasses.replace(
+                votes,
+                votes=int(values[:, compared].sum()),
+                skips=int(values[3, compared].sum()),
+            )
+        return {
+            name: votes
+            for name, votes in boards.items()
+            if votes.decisive + votes.ties >= min_votes
+        }
+
+    def _aggregated(self, values: NDArray[np.int64], present: NDArray[np.bool_]) -> AggregatedVotes:
+        """The pairs ``present`` of ``values`` over the models they name, in canonical order."""
+        n = len(self.model_ids)
+        columns = np.flatnonzero(present)
+        keys = self.keys[columns]
+        lo, hi = np.divmod(keys, n) if n else (keys, keys)
+        models, local = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+        pairs = local.reshape(2, -1).T.astype(np.intp).reshape(-1, 2)
+        counts = PairCounts(
+            int(models.size),
+            pairs,
+            values[0, columns].astype(np.float64),
+            values[1, columns].astype(np.float64),
+            values[2, columns].astype(np.float64),
+        )
+        return AggregatedVotes(
+            model_ids=tuple(self.model_ids[int(i)] for i in models),
+            counts=counts,
+            votes=0,
+            skips=0,
+            excluded=0,
+        )
+
+
+async def read_vote_tallies(
+    conn: AsyncConnection,
+    *,
+    excluded_sessions: Sequence[str] = (),
+    filtered: Sequence[uuid.UUID] = (),
+    slices: bool = True,
+) -> VoteTallies:
+    """Read the vote summaries and count the votes the boards leave out (``VoteTallies``) in
+    one statement whose cost grows with pairs, slices and left-out votes, not with the votes.
+
+    Raises
+    ------
+    RatingInputError
+        A vote holds a label outside ``VOTES``.
+    """
+    query = text(_TALLIES.replace("{slices}", _TALLY_SLICES if slices else ""))
+    params = {"sessions": list(excluded_sessions), "filtered": list(filtered)}
+    rows = (await conn.execute(query, params)).all()
+    unknown = sum(int(r.unknown or 0) for r in rows)
+    if unknown:
+        raise RatingInputError(f"{unknown} votes hold a label outside {VOTES}")
+    model_ids: tuple[uuid.UUID, ...] = tuple(rows[0].models or ()) if rows else ()
+    n = len(model_ids)
+    keys = np.unique(np.concatenate([_pair_keys(n, r) for r in rows] or [np.zeros(0, np.int64)]))
+    totals: dict[str, _Counts] = {}
+    left_out: dict[tuple[str, int], _Counts] = {}
+    kept_slices: dict[str, _Counts] = {}
+    for r in rows:
+        counts = _Counts.of(keys, n, r)
+        if r.kind == "total":
+            totals[str(r.method)] = counts
+        elif r.kind == "left_out":
+            left_out[(str(r.method), int(r.reasons))] = counts
+        else:
+            kept_slices[str(r.slice)] = counts
+    return VoteTallies(model_ids, keys, totals, left_out, kept_slices)
 
 
 def _aggregated(rows: Sequence[Any]) -> AggregatedVotes:

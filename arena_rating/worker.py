@@ -3,15 +3,17 @@
 A pass, on one connection holding the rating advisory lock:
 
 1. **read** (one read-only snapshot): per-session statistics, the anomaly screen, the filters
-   before the fit (identity leaks, the duplicate-prompt cap), the pair aggregate without the
-   excluded sessions and filtered votes, the other populations' and the slices' aggregates,
+   before the fit (identity leaks, the duplicate-prompt cap), then every board's pair counts at
+   once (the vote summaries less the excluded sessions', filtered and named votes:
+   ``read_vote_tallies``): the default population's, the other populations' and the slices',
    and with ``--style`` the raw style rows;
 2. **fit** the default Rao-Kupper model (warm-started from the previous refit unless this refit
    is a full one), with components, Fisher intervals and, with ``--validate``, a multinomial
    bootstrap whose agreement is logged;
 3. **write** ``model_ratings`` + ``model_rating_history`` in one transaction, the other
-   populations' and the slices' boards (``model_population_ratings``) and the filtered votes
-   with their reasons (``vote_exclusions``);
+   populations' and the slices' boards (``model_population_ratings``; a board whose counts
+   are those of its last fit in this process is written again, not refitted) and the filtered
+   votes with their reasons (``vote_exclusions``; only what changed);
 4. with ``--style``, fit and write the style-controlled ratings and coefficients.
 
 Refit cadence: refit 1 is always full (there is no warm state); afterwards every
@@ -67,12 +69,10 @@ from arena_rating.aggregate import (
     begin_snapshot,
     judge_votes_exist,
     named_votes_exist,
-    read_pair_counts,
     read_session_stats,
-    read_slice_pair_counts,
     read_style_votes,
-    read_unfiltered_pair_counts,
     read_vote_filters,
+    read_vote_tallies,
 )
 from arena_rating.anomaly import ScreenResult, screen_sessions
 from arena_rating.bradley_terry import RaoKupperFit, fit_rao_kupper
@@ -80,6 +80,7 @@ from arena_rating.confidence import multinomial_bootstrap, width_ratios
 from arena_rating.connectivity import centre_within_components, component_sizes
 from arena_rating.report import (
     RatingReport,
+    RatingRows,
     StyleReport,
     align_warm_start,
     drift_in_standard_errors,
@@ -287,6 +288,8 @@ class RatingWorker:
         self._warm: _WarmState | None = None
         self._style_warm: _WarmState | None = None
         self._excluded_before: set[str] = set()
+        #: Each other board's last fit, by population, with the counts it was fitted to.
+        self._boards: dict[str, tuple[_BoardKey, RatingRows]] = {}
 
     # -- one pass ------------------------------------------------------------------------------
 
@@ -345,40 +348,34 @@ class RatingWorker:
             filters = await self._filters(conn)
             filtered = filters.excluded
             clock.lap("filters")
-            aggregated = await read_pair_counts(conn, excluded_sessions=excluded, filtered=filtered)
-            clock.lap("aggregate")
+            # Every board below is the vote summaries less the votes it leaves out, counted once
+            # (``read_vote_tallies``), so no read here grows with the number of votes.
             # The populations of ``model_population_ratings`` (``arena_api.core.populations``):
             # people's blind votes with the named rounds', the judge model's votes, everyone's,
             # and people's blind votes without the filters before the fit (the anomaly screen
             # still applies). Each slice's board is ``category:<slice>`` besides.
+            with_slices = self.settings.category_min_votes > 0
+            tallies = await read_vote_tallies(
+                conn,
+                excluded_sessions=excluded,
+                filtered=filtered,
+                slices=with_slices,
+            )
+            aggregated = tallies.board()
+            clock.lap("aggregate")
             populations: dict[str, AggregatedVotes | None] = dict.fromkeys(OTHER_POPULATIONS)
             if filtered:
-                populations[UNFILTERED] = await read_unfiltered_pair_counts(
-                    conn, aggregated, excluded_sessions=excluded, filtered=filtered
-                )
-                clock.lap("aggregate_unfiltered")
+                populations[UNFILTERED] = tallies.board(Board(filters=False))
             if await named_votes_exist(conn):
-                populations[WITH_NAMED] = await read_pair_counts(
-                    conn, Board(named=True), excluded_sessions=excluded, filtered=filtered
-                )
-                clock.lap("aggregate_with_named")
+                populations[WITH_NAMED] = tallies.board(Board(named=True))
             if await judge_votes_exist(conn):
                 # A judge has no session to screen; everyone's votes drop the screened people.
-                populations[JUDGE] = await read_pair_counts(
-                    conn, Board(population=JUDGE), filtered=filtered
-                )
-                populations[ALL] = await read_pair_counts(
-                    conn, Board(population=ALL), excluded_sessions=excluded, filtered=filtered
-                )
-                clock.lap("aggregate_judge")
+                populations[JUDGE] = tallies.board(Board(population=JUDGE), screened=False)
+                populations[ALL] = tallies.board(Board(population=ALL))
+            clock.lap("aggregate_populations")
             slices: dict[str, AggregatedVotes] = {}
-            if self.settings.category_min_votes > 0:
-                slices = await read_slice_pair_counts(
-                    conn,
-                    excluded_sessions=excluded,
-                    filtered=filtered,
-                    min_votes=self.settings.category_min_votes,
-                )
+            if with_slices:
+                slices = tallies.slices(self.settings.category_min_votes)
                 clock.lap("aggregate_slices")
             style = None
             if with_style and aggregated.model_ids:
@@ -420,6 +417,7 @@ class RatingWorker:
             )
         await clear_category_boards(conn, keep=[category_board(n) for n in snapshot.slices])
         await write_exclusions(conn, snapshot.filters)
+        clock.lap("exclusions")
         filtered = _FilterCounts(
             identity_leaks=len(snapshot.filters.identity),
             duplicates=len(snapshot.filters.duplicates),
@@ -492,15 +490,24 @@ class RatingWorker:
         lap: str | None = None,
     ) -> None:
         """Fit another population's votes (cold: it has no warm state of its own), for the
-        leaderboard that asks for it; without votes its rows are cleared."""
+        leaderboard that asks for it, unless its counts are those of its last fit; without
+        votes its rows are cleared."""
         rows = None
         if votes is not None and votes.model_ids:
-            rows = rate_pairs(
-                votes.model_ids,
-                votes.counts,
-                l2_penalty=self.settings.rating_ridge,
-                confidence_level=self.options.confidence_level,
-            ).rows
+            # A board whose counts did not change since the last pass has the same (unique)
+            # optimum and intervals: its rows are reused, not refitted.
+            key = _board_key(votes, self.settings.rating_ridge, self.options.confidence_level)
+            cached = self._boards.get(population)
+            if cached is not None and cached[0] == key:
+                rows = cached[1]
+            else:
+                rows = rate_pairs(
+                    votes.model_ids,
+                    votes.counts,
+                    l2_penalty=self.settings.rating_ridge,
+                    confidence_level=self.options.confidence_level,
+                ).rows
+                self._boards[population] = (key, rows)
             _log.info(
                 "population %s: %s votes, %d models",
                 population,
@@ -741,6 +748,22 @@ def _present_models(votes: StyleVotes) -> tuple[StyleVotes, NDArray[np.intp]]:
 
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{name} {value:,}" for name, value in counts.items())
+
+
+#: What a board's fit depends on: its models, pairs and counts, the ridge and the level.
+_BoardKey = tuple[tuple[uuid.UUID, ...], bytes, bytes, float, float]
+
+
+def _board_key(votes: AggregatedVotes, ridge: float, confidence_level: float) -> _BoardKey:
+    counts = votes.counts
+    table = np.stack([counts.wins_first, counts.wins_second, counts.ties])
+    return (
+        votes.model_ids,
+        np.ascontiguousarray(counts.pairs, dtype=np.int64).tobytes(),
+        np.ascontiguousarray(table, dtype=np.float64).tobytes(),
+        ridge,
+        confidence_level,
+    )
 
 
 @dataclass(frozen=True)

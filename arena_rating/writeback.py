@@ -20,7 +20,9 @@ skips its pass; two processes never interleave their writes.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
+import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -133,13 +135,16 @@ async def _replace_rated(
     records = _records(rows, columns, computed_at)
     await conn.execute(delete(table).where(table.c.model_id.not_in(rows.model_ids)))
     if records:
-        upsert = insert(table).values(records)
+        # Executed with the records as parameters (one statement SQLAlchemy compiles once and
+        # caches), not with the values rendered into a statement compiled anew each pass.
+        upsert = insert(table)
         updated = [name for name in records[0] if name != "model_id"]
         await conn.execute(
             upsert.on_conflict_do_update(
                 index_elements=[table.c.model_id],
                 set_={name: upsert.excluded[name] for name in updated},
-            )
+            ),
+            records,
         )
     return records
 
@@ -159,7 +164,7 @@ async def write_ratings(
         computed_at = await _now(conn)
         records = await _replace_rated(conn, model_ratings, _RATING_COLUMNS, rows, computed_at)
         if records and history:
-            await conn.execute(insert(model_rating_history).values(records))
+            await conn.execute(insert(model_rating_history), records)
     return computed_at
 
 
@@ -213,9 +218,9 @@ async def write_population(
         await conn.execute(delete(table).where(table.c.population == population))
         if rows is not None and rows.model_ids:
             records = _records(rows, _RATING_COLUMNS, computed_at, population=population)
-            await conn.execute(insert(table).values(records))
+            await conn.execute(insert(table), records)
             if history and (population in HISTORY_POPULATIONS or is_category_board(population)):
-                await conn.execute(insert(model_rating_history).values(records))
+                await conn.execute(insert(model_rating_history), records)
 
 
 async def clear_category_boards(conn: AsyncConnection, *, keep: Sequence[str]) -> None:
@@ -230,47 +235,67 @@ async def clear_category_boards(conn: AsyncConnection, *, keep: Sequence[str]) -
         )
 
 
+_EXCLUSIONS_DIGEST = text(
+    "SELECT md5(coalesce(string_agg(preference_id::text || ' ' || reason, ',' "
+    "ORDER BY preference_id), '')) FROM vote_exclusions"
+)
+
+
+def _digest(wanted: Mapping[uuid.UUID, tuple[str, str]]) -> str:
+    """``_EXCLUSIONS_DIGEST`` of a table holding exactly ``wanted`` (PostgreSQL orders uuids
+    as Python does: by their bytes)."""
+    listed = ",".join(f"{vote} {wanted[vote][0]}" for vote in sorted(wanted))
+    return hashlib.md5(listed.encode(), usedforsecurity=False).hexdigest()
+
+
 async def write_exclusions(conn: AsyncConnection, filters: VoteFilters) -> None:
     """Make ``vote_exclusions`` hold exactly the votes this pass's filters left out, with their
-    reasons; rows that stay are kept (with the time they were first left out)."""
-    reasons = [
-        *(("identity_leak", vote, slots) for vote, slots in filters.identity.items()),
-        *(("duplicate_prompt", vote, key) for vote, key in filters.duplicates.items()),
-    ]
+    reasons; rows that stay are kept (with the time they were first left out).
+
+    Only the difference is written: the rows whose vote or reason is no longer left out are
+    deleted, and the newly left-out votes (still stored) inserted; a pass whose filters left
+    out the same votes as the last one writes nothing.
+    """
+    wanted: dict[uuid.UUID, tuple[str, str]] = {
+        **{vote: ("identity_leak", slots) for vote, slots in filters.identity.items()},
+        **{vote: ("duplicate_prompt", key) for vote, key in filters.duplicates.items()},
+    }
     async with conn.begin():
-        await conn.execute(
-            text(
-                "CREATE TEMP TABLE pass_exclusions (preference_id uuid PRIMARY KEY, reason text, "
-                "detail text) ON COMMIT DROP"
+        # A digest of what is stored settles the common case (nothing changed) without
+        # reading every row back.
+        stored_digest = (await conn.execute(_EXCLUSIONS_DIGEST)).scalar_one()
+        if stored_digest == _digest(wanted):
+            return
+        stored = await conn.execute(text("SELECT preference_id, reason FROM vote_exclusions"))
+        kept: set[object] = set()
+        stale = []
+        for vote, reason in stored.all():
+            if vote in wanted and wanted[vote][0] == reason:
+                kept.add(vote)
+            else:
+                stale.append(vote)
+        if stale:
+            await conn.execute(
+                text("DELETE FROM vote_exclusions WHERE preference_id = ANY(CAST(:ids AS uuid[]))"),
+                {"ids": stale},
             )
-        )
-        if reasons:
+        new = [vote for vote in wanted if vote not in kept]
+        if new:
             await conn.execute(
                 text(
-                    "INSERT INTO pass_exclusions SELECT * FROM "
+                    "INSERT INTO vote_exclusions (preference_id, reason, detail) "
+                    "SELECT x.id, x.reason, x.detail FROM "
                     "unnest(CAST(:ids AS uuid[]), CAST(:reasons AS text[]), "
-                    "CAST(:details AS text[]))"
+                    "CAST(:details AS text[])) AS x (id, reason, detail) "
+                    "JOIN preferences v ON v.id = x.id "
+                    "ON CONFLICT (preference_id) DO NOTHING"
                 ),
                 {
-                    "ids": [vote for _, vote, _ in reasons],
-                    "reasons": [reason for reason, _, _ in reasons],
-                    "details": [detail for _, _, detail in reasons],
+                    "ids": new,
+                    "reasons": [wanted[vote][0] for vote in new],
+                    "details": [wanted[vote][1] for vote in new],
                 },
             )
-        await conn.execute(
-            text(
-                "DELETE FROM vote_exclusions e WHERE NOT EXISTS (SELECT 1 FROM pass_exclusions p "
-                "WHERE p.preference_id = e.preference_id AND p.reason = e.reason)"
-            )
-        )
-        await conn.execute(
-            text(
-                "INSERT INTO vote_exclusions (preference_id, reason, detail) "
-                "SELECT p.preference_id, p.reason, p.detail FROM pass_exclusions p "
-                "JOIN preferences v ON v.id = p.preference_id "
-                "ON CONFLICT (preference_id) DO NOTHING"
-            )
-        )
 
 
 async def write_style(

@@ -4,18 +4,21 @@ Votes are drawn from planted strengths, a tie threshold and style effects (plus 
 bots and sub-second clickers for the anomaly screen to find), bulk-loaded into an embedded
 PostgreSQL, and then rated by the real worker in a child process (so its memory is its own):
 
-default pass   anomaly screen + one GROUP BY aggregate + Rao-Kupper fit + Fisher intervals +
-               write-back (target at 1M votes: aggregate + fit + intervals + write-back < 3 s),
-               then the filters before the fit (1 % of rounds name a model, 3 % ask one
-               greeting), the unfiltered board and one board per category and language
+default pass   anomaly screen + the filters before the fit (1 % of rounds name a model, 3 % ask
+               one greeting) + the pair counts of every board (the vote summaries less the
+               left-out votes) + Rao-Kupper fit + Fisher intervals + write-back, with the
+               unfiltered board and one board per category and language (target at 1M votes:
+               the whole pass <= 3 s, cold and warm; issue #39)
 style pass     raw rows of preferences ⋈ matchups ⋈ responses + joint fit + intervals +
                write-back (target < 30 s)
 naive          the classic Chatbot Arena notebook's method on the same votes: every vote pulled
                into Python, a per-vote logistic regression (ties as half a win each way), and
                100 bootstrap refits on resampled votes for the intervals
 
-It prints each step's time at 10k, 100k and 1M votes, how the totals grow, memory, the naive
-reference's time and the speed-up, and how well the 1M-vote fit recovers what was planted.
+It prints each step's time at 10k, 100k and 1M votes, how the totals grow, the whole pass and a
+warm refit against the figures measured before issue #39 (``BASELINE``), the rating process's
+idle and peak memory, the naive reference's time and the speed-up, and how well the 1M-vote fit
+recovers what was planted.
 
 Usage: python benchmarks/rating.py [--models 100] [--votes 1000000] [--repeat 3]
        [--naive-rounds 100] [--skip-naive]
@@ -30,6 +33,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import asyncio  # noqa: E402
+import gc  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import resource  # noqa: E402
@@ -71,6 +75,10 @@ STYLE = {
 }
 CHUNK = 100_000
 DEFAULT_STEPS = (10_000, 100_000, 1_000_000)
+#: This benchmark at 1M votes before issue #39 (every board a join of every vote): the whole
+#: default pass, a warm refit's whole pass (seconds) and the peak RSS with the style pass (MB).
+BASELINE = {"whole pass": 9.6, "warm refit": 9.2, "peak RSS": 450.0}
+BASELINE_VOTES = 1_000_000
 
 
 # -- synthetic arena ----------------------------------------------------------------------------
@@ -257,6 +265,14 @@ async def prepare(url: str, n_models: int) -> list[uuid.UUID]:
 # -- measuring the worker (child process) -------------------------------------------------------
 
 
+def _resident_mb() -> float:
+    """Resident set of this process now (``VmRSS``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def _rss_mb() -> float:
     """Peak resident set of this process since its exec (``VmHWM``; ``ru_maxrss`` would carry
     the peak of the parent that forked it)."""
@@ -277,8 +293,10 @@ async def measure(url: str, repeat: int) -> dict[str, Any]:
 
     engine = create_rating_engine(url)
     settings = RatingSettings()
+    async with engine.connect():
+        pass
     baseline = _rss_mb()
-    result: dict[str, Any] = {"rss_baseline_mb": baseline}
+    result: dict[str, Any] = {"rss_baseline_mb": baseline, "rss_idle_mb": _resident_mb()}
     try:
         full = []
         for _ in range(repeat):
@@ -300,6 +318,9 @@ async def measure(url: str, repeat: int) -> dict[str, Any]:
         result["incremental"] = incremental.timings
         result["incremental_iterations"] = incremental.iterations
         result["rss_after_default_mb"] = _rss_mb()
+        del full, worker, incremental
+        gc.collect()
+        result["rss_idle_after_mb"] = _resident_mb()
         styled = []
         for _ in range(max(1, repeat - 1)):
             report = await RatingWorker(engine, settings, WorkerOptions(style=True)).run_pass()
@@ -446,7 +467,14 @@ def _median_run(runs: list[dict[str, float]]) -> dict[str, float]:
 
 DEFAULT_COLUMNS = ("screen", "aggregate", "fit", "intervals", "write")
 # The pass's other laps: the filters, the unfiltered board, the slices' aggregate and boards.
-EXTRA_COLUMNS = ("filters", "aggregate_unfiltered", "unfiltered", "aggregate_slices", "slices")
+EXTRA_COLUMNS = (
+    "filters",
+    "aggregate_populations",
+    "unfiltered",
+    "aggregate_slices",
+    "slices",
+    "exclusions",
+)
 STYLE_COLUMNS = ("style_read", "fit", "intervals", "write")
 
 
@@ -498,10 +526,10 @@ def print_figures(
         f"({meta['excluded_votes']:,} votes) excluded by the screen"
     )
     print("\nfilters before the fit and the other boards, same passes (seconds)")
-    print(f"  {'votes':>10}" + "".join(f"{c:>13}" for c in (*EXTRA_COLUMNS, "together")))
+    print(f"  {'votes':>10}" + "".join(f"{c:>23}" for c in EXTRA_COLUMNS) + f"{'together':>13}")
     for step in steps:
         run = _median_run(results[step]["default"])
-        cells = "".join(f"{run.get(c, 0.0):>13.3f}" for c in EXTRA_COLUMNS)
+        cells = "".join(f"{run.get(c, 0.0):>23.3f}" for c in EXTRA_COLUMNS)
         print(f"  {step:>10,}{cells}{sum(run.get(c, 0.0) for c in EXTRA_COLUMNS):>13.3f}")
     print(
         f"  at {steps[-1]:,}: {meta['identity_leaks']:,} votes left out as identity leaks, "
@@ -512,6 +540,18 @@ def print_figures(
         f"  an incremental (warm) refit at {steps[-1]:,}: fit {inc.get('fit', 0):.3f} s in "
         f"{big['incremental_iterations']} iterations, whole pass {sum(inc.values()):.3f} s"
     )
+    print(f"\nthe whole pass at {steps[-1]:,} votes against the baseline (issue #39: <= 3 s)")
+    laps = {"whole pass": _median_run(big["default"]), "warm refit": inc}
+    for name, run in laps.items():
+        seconds, before = sum(run.values()), BASELINE[name]
+        against = (
+            f"baseline {before:.1f} s, {before / seconds:.1f}x faster "
+            f"(ratio {seconds / before:.2f})"
+            if steps[-1] == BASELINE_VOTES
+            else f"the baseline is at {BASELINE_VOTES:,} votes"
+        )
+        print(f"  {name:>10}: {seconds:.3f} s ({'met' if seconds <= 3 else 'MISSED'}); {against}")
+        print("    " + ", ".join(f"{lap} {t:.3f}" for lap, t in run.items()))
 
     print("\nstyle pass (seconds)")
     print(f"  {'votes':>10}" + "".join(f"{c:>11}" for c in (*STYLE_COLUMNS, "total")))
@@ -543,9 +583,21 @@ def print_figures(
 
     print(f"\nmemory of the rating process at {last:,} votes")
     print(
+        f"  idle RSS: {big['rss_idle_mb']:.0f} MB after imports and connecting, "
+        f"{big['rss_idle_after_mb']:.0f} MB between passes after the refits at {last:,} votes"
+    )
+    peak_default, peak_style = big["rss_after_default_mb"], big["rss_after_style_mb"]
+    before = BASELINE["peak RSS"]
+    against = (
+        f"; baseline with style {before:.0f} MB (ratio {peak_style / before:.2f}, "
+        f"default passes alone {peak_default / before:.2f})"
+        if last == BASELINE_VOTES
+        else ""
+    )
+    print(
         f"  peak RSS: {big['rss_baseline_mb']:.0f} MB after imports and connecting, "
-        f"{big['rss_after_default_mb']:.0f} MB through the default passes, "
-        f"{big['rss_after_style_mb']:.0f} MB through the style passes"
+        f"{peak_default:.0f} MB through the default passes (the refits at {last:,} votes), "
+        f"{peak_style:.0f} MB through the style passes{against}"
     )
     print(
         f"  Python-heap peak (tracemalloc) of one pass: default {big['traced_default_mb']:.1f} MB, "

@@ -161,6 +161,8 @@ matchups = Table(
         "created_at",
         postgresql_where=text("replica IS NOT NULL"),
     ),
+    # The duplicate-prompt cap counts rounds per prompt down it (migration 0017).
+    Index("matchups_prompt_key_idx", "prompt_key"),
 )
 
 responses = Table(
@@ -264,6 +266,14 @@ preferences = Table(
     CheckConstraint(f"method IN ({sql_labels(METHODS)})", name="method"),
     Index("preferences_winner_idx", "winner_model_id"),
     Index("preferences_judge_idx", "id", postgresql_where=text("method = 'judge'")),
+    # The anomaly screen walks people's votes per session in time order (migration 0017).
+    Index(
+        "preferences_session_idx",
+        "anonymous_session_id",
+        "created_at",
+        postgresql_include=["vote"],
+        postgresql_where=text("method = 'human' AND anonymous_session_id IS NOT NULL"),
+    ),
 )
 
 judge_verdicts = Table(

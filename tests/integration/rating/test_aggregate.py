@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from arena_api.core.boards import DEFAULT_BOARD, Board
+from arena_api.core.populations import ALL, JUDGE
 from arena_rating import (
     pair_counts_from_votes,
     read_pair_counts,
@@ -13,6 +16,7 @@ from arena_rating import (
     read_style_votes,
     session_stats,
 )
+from arena_rating.aggregate import read_vote_tallies
 from tests.integration.rating.votes import (
     VoteRows,
     insert_models,
@@ -135,3 +139,91 @@ async def test_the_loader_keeps_the_vote_counters_consistent(db: AsyncEngine) ->
         games = (await conn.execute(text("SELECT sum(games) FROM pair_vote_stats"))).scalar_one()
 
     assert games == 200
+
+
+# The boards' counts as the rating pass read them before issue #39: one GROUP BY over every vote.
+_RAW_BOARD = """
+SELECT LEAST(m.slot_a_model_id, m.slot_b_model_id) AS lo,
+       GREATEST(m.slot_a_model_id, m.slot_b_model_id) AS hi,
+       count(*) FILTER (WHERE kept AND (p.vote = 'left') = a_lo
+                        AND p.vote IN ('left', 'right')) AS wins_lo,
+       count(*) FILTER (WHERE kept AND (p.vote = 'right') = a_lo
+                        AND p.vote IN ('left', 'right')) AS wins_hi,
+       count(*) FILTER (WHERE kept AND p.vote IN ('both_good', 'both_bad')) AS ties,
+       count(*) FILTER (WHERE p.vote <> 'skip') AS compared,
+       count(*) FILTER (WHERE p.vote <> 'skip' AND screened) AS excluded,
+       count(*) FILTER (WHERE p.vote = 'skip') AS skips, count(*) AS votes
+  FROM preferences p JOIN matchups m ON m.id = p.matchup_id
+ CROSS JOIN LATERAL (SELECT coalesce(p.anonymous_session_id = ANY(:sessions), false)
+                            AS screened) AS s
+ CROSS JOIN LATERAL (SELECT NOT (s.screened OR p.id = ANY(:filtered)) AS kept) AS k
+ CROSS JOIN LATERAL (SELECT m.slot_a_model_id < m.slot_b_model_id AS a_lo) AS o
+ WHERE p.method = ANY(:methods) AND (m.mode <> 'named' OR :named)
+ GROUP BY 1, 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("board", "screened"),
+    [
+        pytest.param(DEFAULT_BOARD, True, id="default"),
+        pytest.param(Board(filters=False), True, id="unfiltered"),
+        pytest.param(Board(named=True), True, id="with-named"),
+        pytest.param(Board(population=JUDGE), False, id="judge"),
+        pytest.param(Board(population=ALL), True, id="all"),
+    ],
+)
+async def test_every_board_from_the_summaries_equals_a_group_by_of_its_votes(
+    db: AsyncEngine, board: Board, screened: bool
+) -> None:
+    """The vote summaries less the left-out votes give each board the counts, votes, skips and
+    excluded votes a GROUP BY over every one of its votes gives."""
+    rng = np.random.default_rng(64)
+    log = simulate_sessions(rng, centred_strengths(rng, 6), honest=50, stuffers=2, clickers=2)
+    async with db.begin() as conn:
+        models = await insert_models(conn, 6)
+        await insert_votes(conn, models, rows_from_log(log))
+        await conn.execute(
+            text("UPDATE matchups SET mode = 'named' WHERE abs(hashtext(id::text)) % 9 = 0")
+        )
+        await conn.execute(
+            text("UPDATE preferences SET method = 'judge' WHERE abs(hashtext(id::text)) % 7 = 0")
+        )
+        await conn.execute(text("SELECT arena_rebuild_vote_stats()"))
+        ids = (await conn.execute(text("SELECT id FROM preferences ORDER BY id"))).scalars().all()
+    filtered = list(ids[::11])
+    sessions = ["stuffer-0", "clicker-1"]
+
+    async with db.connect() as conn:
+        tallies = await read_vote_tallies(
+            conn, excluded_sessions=sessions, filtered=filtered, slices=False
+        )
+        raw = (
+            await conn.execute(
+                text(_RAW_BOARD),
+                {
+                    "sessions": sessions if screened else [],
+                    "filtered": filtered if board.filters else [],
+                    "methods": list(board.methods),
+                    "named": board.named,
+                },
+            )
+        ).all()
+    aggregated = tallies.board(board, screened=screened)
+
+    compared = sorted((r for r in raw if r.compared > 0), key=lambda r: (r.lo, r.hi))
+    assert aggregated.model_ids == tuple(
+        sorted({r.lo for r in compared} | {r.hi for r in compared})
+    )
+    index = {m: i for i, m in enumerate(aggregated.model_ids)}
+    np.testing.assert_array_equal(
+        aggregated.counts.pairs, [(index[r.lo], index[r.hi]) for r in compared]
+    )
+    np.testing.assert_array_equal(aggregated.counts.wins_first, [r.wins_lo for r in compared])
+    np.testing.assert_array_equal(aggregated.counts.wins_second, [r.wins_hi for r in compared])
+    np.testing.assert_array_equal(aggregated.counts.ties, [r.ties for r in compared])
+    assert (aggregated.votes, aggregated.skips, aggregated.excluded) == (
+        sum(r.votes for r in raw),
+        sum(r.skips for r in raw),
+        sum(r.excluded for r in raw),
+    )
