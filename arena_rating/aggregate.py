@@ -20,10 +20,9 @@ neither joins or hashes them all:
     (``pair_outcome_stats``) per method and canonical pair, and the slice summary
     (``category_pair_stats``), less what the left-out votes count (named rounds, screened
     sessions, filtered votes; each found by an index or by id). O(pairs + left-out votes).
-``read_pair_counts``, ``read_unfiltered_pair_counts``, ``read_slice_pair_counts``
+``read_pair_counts``, ``read_slice_pair_counts``
     One board from the tallies: canonical ``(model_lo, model_hi, wins_lo, wins_hi, ties)``
-    counts of a population, the default population with the filtered votes added back, and
-    each slice of prompts (category or language).
+    counts of a population, and of each slice of prompts (category or language).
 ``read_style_votes``
     The style pass's raw rows (``preferences ⋈ matchups ⋈ responses``), returned as one row of
     packed binary columns, with votes whose slot failed or whose metrics are missing excluded
@@ -96,7 +95,6 @@ __all__ = [
     "read_session_stats",
     "read_slice_pair_counts",
     "read_style_votes",
-    "read_unfiltered_pair_counts",
     "read_vote_filters",
     "read_vote_tallies",
 ]
@@ -382,21 +380,6 @@ async def read_pair_counts(
     return tallies.board(board)
 
 
-async def read_unfiltered_pair_counts(
-    conn: AsyncConnection,
-    aggregated: AggregatedVotes,
-    *,
-    excluded_sessions: Sequence[str] = (),
-    filtered: Sequence[uuid.UUID] = (),
-) -> AggregatedVotes:
-    """People's blind votes with the ``filtered`` ones kept (the screened sessions stay out):
-    the default population ``aggregated`` with its counts recomputed."""
-    tallies = await read_vote_tallies(
-        conn, excluded_sessions=excluded_sessions, filtered=filtered, slices=False
-    )
-    return dataclasses.replace(aggregated, counts=tallies.board(Board(filters=False)).counts)
-
-
 async def read_slice_pair_counts(
     conn: AsyncConnection,
     *,
@@ -671,38 +654,6 @@ async def read_vote_tallies(
         else:
             kept_slices[str(r.slice)] = counts
     return VoteTallies(model_ids, keys, totals, left_out, kept_slices)
-
-
-def _aggregated(rows: Sequence[Any]) -> AggregatedVotes:
-    """Canonical pair rows (``lo``, ``hi``, counts) as the fit's input.
-
-    Raises
-    ------
-    RatingInputError
-        A row counts votes with a label outside ``VOTES``.
-    """
-    unknown = sum(r.unknown for r in rows)
-    if unknown:
-        raise RatingInputError(f"{unknown} votes hold a label outside {VOTES}")
-    compared = [r for r in rows if r.compared > 0]
-    model_ids = tuple(sorted({r.lo for r in compared} | {r.hi for r in compared}))
-    index = {model_id: i for i, model_id in enumerate(model_ids)}
-    compared.sort(key=lambda r: (index[r.lo], index[r.hi]))
-    pairs = np.array([(index[r.lo], index[r.hi]) for r in compared], dtype=np.intp).reshape(-1, 2)
-    counts = PairCounts(
-        len(model_ids),
-        pairs,
-        np.array([r.wins_lo for r in compared], dtype=np.float64),
-        np.array([r.wins_hi for r in compared], dtype=np.float64),
-        np.array([r.ties for r in compared], dtype=np.float64),
-    )
-    return AggregatedVotes(
-        model_ids=model_ids,
-        counts=counts,
-        votes=sum(r.votes for r in rows),
-        skips=sum(r.skips for r in rows),
-        excluded=sum(r.excluded for r in rows),
-    )
 
 
 @dataclass(frozen=True)
