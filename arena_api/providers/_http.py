@@ -139,25 +139,23 @@ async def post_lines(
         while chunk := await content.readany():
             if pending:
                 pending += chunk
-                if b"\n" not in chunk:
-                    if len(pending) > MAX_LINE_BYTES:
-                        raise ProviderTooLarge(TOO_LARGE)
+                if b"\n" in chunk:
+                    chunk = bytes(pending)
+                    pending.clear()
+                elif len(pending) > MAX_LINE_BYTES:
+                    raise ProviderTooLarge(TOO_LARGE)
+                else:
                     continue
-                chunk = bytes(pending)
-                pending.clear()
-            lines = chunk.split(b"\n")
-            tail = lines.pop()
-            if lines and max(map(len, lines)) > MAX_LINE_BYTES:
-                lines = lines[: next(i for i, x in enumerate(lines) if len(x) > MAX_LINE_BYTES)]
-                if lines:
-                    yield _without_cr(lines) if b"\r" in chunk else lines
-                raise ProviderTooLarge(TOO_LARGE)
+            *lines, tail = chunk.split(b"\n")
+            # The lines before a too-long one still go out, then the error.
+            too_long = next((i for i, line in enumerate(lines) if len(line) > MAX_LINE_BYTES), None)
+            if too_long is not None:
+                del lines[too_long:]
             if lines:
                 yield _without_cr(lines) if b"\r" in chunk else lines
-            if tail:
-                pending += tail
-                if len(pending) > MAX_LINE_BYTES:
-                    raise ProviderTooLarge(TOO_LARGE)
+            pending += tail
+            if too_long is not None or len(pending) > MAX_LINE_BYTES:
+                raise ProviderTooLarge(TOO_LARGE)
         if pending:
             yield [bytes(pending).rstrip(b"\r")]
     except ProviderError:
