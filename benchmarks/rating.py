@@ -265,21 +265,24 @@ async def prepare(url: str, n_models: int) -> list[uuid.UUID]:
 # -- measuring the worker (child process) -------------------------------------------------------
 
 
+def _status_mb(field: str) -> float | None:
+    """A memory figure of this process from ``/proc/self/status`` (``VmRSS``, ``VmHWM``)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
 def _resident_mb() -> float:
     """Resident set of this process now (``VmRSS``)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return _status_mb("VmRSS") or 0.0
 
 
 def _rss_mb() -> float:
     """Peak resident set of this process since its exec (``VmHWM``; ``ru_maxrss`` would carry
     the peak of the parent that forked it)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = _status_mb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 async def measure(url: str, repeat: int) -> dict[str, Any]:

@@ -95,6 +95,11 @@ class Container:
     def inspect(self, template: str) -> str:
         return self.podman("inspect", "--format", template, self.name).stdout.strip()
 
+    def python_rows(self, script: str) -> list[list[str]]:
+        """What ``script`` prints, run by the container's Python, as the words of each line."""
+        printed = self.podman("exec", self.name, "python", "-c", script).stdout
+        return [line.split() for line in printed.splitlines() if line.strip()]
+
     def logs(self) -> str:
         result = self.podman("logs", self.name, check=False)
         return (result.stdout + result.stderr)[-4000:]
@@ -386,17 +391,12 @@ def test_a_round_streams_both_slots_and_its_vote_reveals_the_models(served: Serv
 
 
 def test_every_process_in_the_container_runs_as_the_arena_user(served: Served) -> None:
-    listing = served.container.podman(
-        "exec",
-        served.container.name,
-        "python",
-        "-c",
+    processes = served.container.python_rows(
         "import pathlib\n"
         "for p in pathlib.Path('/proc').glob('[0-9]*/status'):\n"
         "    f = dict(l.split(':', 1) for l in p.read_text().splitlines() if ':' in l)\n"
         "    print(f['Name'].strip(), f['Uid'].split()[0])",
-    ).stdout.split("\n")
-    processes = [line.split() for line in listing if line.strip()]
+    )
 
     assert {name for name, _ in processes} >= {"arena", "postgres"}, processes
     assert {uid for _, uid in processes} == {"10001"}, processes
@@ -409,11 +409,7 @@ def test_the_server_maps_the_language_model_from_the_volume_and_stays_small(
     from the data volume (written there once, on the first start), and the server's processes
     (granian's main process and its worker) hold the memory the README gives for an idle
     server."""
-    report = served.container.podman(
-        "exec",
-        served.container.name,
-        "python",
-        "-c",
+    rows = served.container.python_rows(
         "import pathlib\n"
         "for p in pathlib.Path('/proc').glob('[0-9]*'):\n"
         "    try:\n"
@@ -426,8 +422,7 @@ def test_the_server_maps_the_language_model_from_the_volume_and_stays_small(
         "    mapped = '/data/.cache/arena/language-model-' in maps\n"
         "    print(status['Name'].strip(), status['VmRSS'].split()[0], mapped)\n"
         "print('home-cache', pathlib.Path('/home/arena/.cache/arena').exists())",
-    ).stdout.split("\n")
-    rows = [line.split() for line in report if line.strip()]
+    )
 
     assert ["home-cache", "False"] in rows, rows
     servers = [row for row in rows if row[0] == "arena"]
