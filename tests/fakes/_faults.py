@@ -43,8 +43,10 @@ __all__ = [
 DRIP_INTERVAL_S = 4.0
 DRIP_TOKENS = 3
 #: The size of the oversized event: far beyond the product's 1 MiB cap, sent in small pieces so
-#: the fake itself holds little.
-OVERSIZED_BYTES = 8 << 20
+#: the fake itself holds little, and beyond what the loopback's socket buffers can hold (Linux
+#: lets them grow to 32 MiB received and 4 MiB sent): a fake that could write it all before the
+#: product hung up would never see the hang-up.
+OVERSIZED_BYTES = 64 << 20
 _FILLER_PIECE = b"x" * (64 << 10)
 _PORTAL_PAGE = "<!doctype html><html><body><h1>Sign in to the Wi-Fi</h1></body></html>"
 
