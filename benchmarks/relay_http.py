@@ -11,7 +11,9 @@ At each concurrency, that many clients loop round after round for ``--seconds``:
   (a stall a voter sees), at p50 and p99 over the rounds;
 * the peak resident memory of the server's processes (summed, and each process's own peak),
   their RSS when idle after start, and the CPU time (user + system) of all of them per round
-  completed, which a client that cannot keep up does not distort.
+  completed, which a client that cannot keep up does not distort;
+* the CPU time of every PostgreSQL process per round, and the share of the machine's cores in
+  use: where a level is bound by the machine rather than by one server process.
 
 Measured in the same run, in turn:
 
@@ -19,7 +21,10 @@ Measured in the same run, in turn:
                 the vendor with no arena logic. It shows the client and the vendor are not the
                 bottleneck: it must stay well above the servers;
 * ``arena``     our server as deployed: ``arena serve`` (rating process off) on an embedded
-                PostgreSQL of its own, whose processes are not counted;
+                PostgreSQL of its own, whose processes are not counted in its CPU and memory
+                but in a column of their own; ``--workers 2`` runs two worker processes, which
+                share their rounds' state through cluster mode on a redis-server of the
+                benchmark's own;
 * ``seed``      the seed system, when ``--seed-url`` points at it (started by you with two
                 models of provider ``openai`` on this vendor: ``--vendor-port`` names the port
                 the vendor must listen on, and ``--seed-pid`` its process for memory and CPU).
@@ -29,7 +34,7 @@ and 64 concurrent, with and without the vote, beside the seed system at ``--seed
 models of its ``mock`` provider).
 
 Usage: python benchmarks/relay_http.py [--mock] [--levels 10,30,100,400] [--seconds 15]
-       [--database-url URL] [--seed-url URL --seed-pid PID --vendor-port PORT]
+       [--workers 1] [--database-url URL] [--seed-url URL --seed-pid PID --vendor-port PORT]
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ sys.path.insert(0, str(ROOT))
 from arena_api.db.engine import embedded_postgres  # noqa: E402
 from arena_api.roster import Roster, RosterModel  # noqa: E402
 from benchmarks.arena_stream import SECRET, _pct, granian_command, stream_once  # noqa: E402
-from tests.support import free_port  # noqa: E402
+from tests.support import RedisServer, free_port  # noqa: E402
 
 RATE, TOKENS = 20.0, 40
 
@@ -132,6 +137,29 @@ def _tree(root: psutil.Process) -> list[psutil.Process]:
     return [p for p in [root, *root.children(recursive=True)] if p.name() != "postgres"]
 
 
+class Machine:
+    """The whole machine's CPU over a level: its busy share, and the ``postgres`` processes'."""
+
+    def __enter__(self) -> Machine:
+        self.start, self.database = psutil.cpu_times(), self._database()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        end = psutil.cpu_times()
+        total = sum(end) - sum(self.start)
+        self.busy = 1 - (end.idle - self.start.idle) / total if total else 0.0
+        self.database = self._database() - self.database
+
+    @staticmethod
+    def _database() -> float:
+        seconds = 0.0
+        for proc in psutil.process_iter(["name", "cpu_times"]):
+            times = proc.info["cpu_times"]
+            if proc.info["name"] == "postgres" and times is not None:
+                seconds += times.user + times.system
+        return seconds
+
+
 class ProcessTree:
     """A server's processes (``pid`` and its children), sampled in a thread: the peak of their
     summed RSS, each one's peak RSS, and the CPU time (user + system) all of them used."""
@@ -203,6 +231,10 @@ class Level:
     peak_rss: int = 0
     #: Server CPU (user + system, every process) per round completed, in milliseconds.
     cpu_ms: float = 0.0
+    #: The whole machine's busy share of its cores over the level, and every PostgreSQL
+    #: process's CPU per round completed (ms): what the server's database costs beside it.
+    machine_busy: float = 0.0
+    database_ms: float = 0.0
     rounds: int = 0
 
 
@@ -292,17 +324,20 @@ def measure(
     asyncio.run(run_level(url, path, 4, 3, vote, headers, prompt))  # warm up
     for concurrency in levels:
         tree = ProcessTree(pid) if pid is not None else None
-        with tree or contextlib.nullcontext():
+        with tree or contextlib.nullcontext(), Machine() as machine:
             level = asyncio.run(run_level(url, path, concurrency, seconds, vote, headers, prompt))
         if tree is not None:
             level.peak_rss = tree.peak
             level.cpu_ms = 1000 * tree.cpu_s / max(level.rounds, 1)
+        level.machine_busy = machine.busy
+        level.database_ms = 1000 * machine.database / max(level.rounds, 1)
         results.append(level)
         print(
             f"  {name:<9}{concurrency:>6}{level.rounds_per_s:>10.1f}"
             f"{_pct(level.ttft, 0.5):>9.2f}{_pct(level.ttft, 0.99):>9.2f}"
             f"{_pct(level.gaps, 0.5):>9.2f}{_pct(level.gaps, 0.99):>9.2f}"
-            f"{level.peak_rss / 2**20:>9.0f}{level.cpu_ms:>8.2f}{level.failed:>8}"
+            f"{level.peak_rss / 2**20:>9.0f}{level.cpu_ms:>8.2f}{level.database_ms:>7.2f}"
+            f"{100 * level.machine_busy:>6.0f}%{level.failed:>7}"
             + (f"   RSS MiB: {tree.breakdown()}" if tree is not None else ""),
             flush=True,
         )
@@ -358,8 +393,9 @@ def _ratios(figures: dict[str, list[Level]], ours: str, other: str) -> None:
 
 _HEADER = (
     f"  {'server':<9}{'conc.':>6}{'rounds/s':>10}{'ttft p50':>9}{'ttft p99':>9}"
-    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'CPU ms':>8}{'failed':>8}   (seconds; CPU "
-    "ms: the server's user + system time per round completed)"
+    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'CPU ms':>8}{'DB ms':>7}{'busy':>7}{'failed':>7}"
+    "   (seconds; CPU ms: the server's user + system time per round completed; DB ms: every "
+    "PostgreSQL process's; busy: the machine's share of its cores in use)"
 )
 
 
@@ -368,6 +404,18 @@ def idle_rss(name: str, pid: int) -> None:
     with ProcessTree(pid) as tree:
         time.sleep(0.5)
     print(f"  {name:<9} idle RSS {tree.peak / 2**20:.0f} MiB ({tree.breakdown()})", flush=True)
+
+
+@contextlib.contextmanager
+def _workers(workers: int, env: dict[str, str]) -> Iterator[None]:
+    """More than one worker shares its rounds' state through cluster mode, on a redis-server of
+    the benchmark's own (whose CPU the figures do not count)."""
+    if workers == 1:
+        yield
+        return
+    with tempfile.TemporaryDirectory() as tmp, RedisServer(Path(tmp)) as redis:
+        env.update(GRANIAN_WORKERS=str(workers), REDIS_URL=redis.url)
+        yield
 
 
 def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> None:
@@ -397,7 +445,10 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
                 )
         if "arena" in only:
             env = provider_env(args.provider, vendor_url.removesuffix("/v1"))
-            with arena_server(args.database_url, vendor_roster(args.provider), env) as (url, pid):
+            with (
+                _workers(args.workers, env),
+                arena_server(args.database_url, vendor_roster(args.provider), env) as (url, pid),
+            ):
                 idle_rss("arena", pid)
                 figures["arena"] = measure(
                     "arena", url, "/api/arena/chat", pid, levels, args.seconds, vote=True
@@ -456,6 +507,13 @@ def main() -> None:
         choices=["openai", "google", "ollama"],
         help="the provider (and vendor wire format) our server relays; the baseline and the "
         "seed system always use OpenAI's",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="our server's worker processes; more than one runs cluster mode on a redis-server "
+        "of the benchmark's own",
     )
     parser.add_argument(
         "--database-url",
