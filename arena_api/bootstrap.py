@@ -34,6 +34,7 @@ from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
 from arena_api.core.ports import RoundObserver
 from arena_api.core.ratelimit import Limit, Limiter, RateLimiter
+from arena_api.core.standing import ProvisionalRule
 from arena_api.core.tokens import MatchupTokenService
 from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
@@ -272,6 +273,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             repository=repository,
             analytics=PostgresAnalytics(engine),
             paused=lambda: {p.model.id for p in arena.breaker.paused()},
+            provisional=ProvisionalRule(settings.provisional_votes, settings.provisional_ci),
         )
         chat = OpenAiChatService(
             arena=arena,

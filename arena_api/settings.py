@@ -856,6 +856,22 @@ SETTINGS: tuple[Setting, ...] = (
         group="rating",
     ),
     _setting(
+        "ARENA_PROVISIONAL_VOTES",
+        "30",
+        "A model with fewer decided votes than this is marked provisional on the board "
+        "and sorted below the settled ones.",
+        _integer(1, 1_000_000),
+        group="rating",
+    ),
+    _setting(
+        "ARENA_PROVISIONAL_CI",
+        "200",
+        "A model whose 95% interval is wider than this many rating points is marked "
+        "provisional on the board.",
+        _number(1, 100_000),
+        group="rating",
+    ),
+    _setting(
         "FULL_REFIT_EVERY",
         "12",
         "Warm refits between cold from-scratch fits; 0 never refits cold.",
@@ -977,6 +993,8 @@ class Settings:
     breaker_failures: int
     breaker_window: int
     breaker_cooldown_s: float
+    provisional_votes: int
+    provisional_ci: float
     alert_webhook_url: str | None
     text_retention_days: int
     mock_provider: bool

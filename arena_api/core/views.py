@@ -14,9 +14,11 @@ from pydantic.alias_generators import to_camel
 
 from arena_api.core.models import Slot
 from arena_api.core.populations import Population
+from arena_api.core.standing import ProvisionalReason
 
 __all__ = [
     "ActivityBucket",
+    "AllowedRanks",
     "ActivityView",
     "ActivityVotes",
     "CategoriesView",
@@ -270,13 +272,29 @@ class ConfidenceInterval(View):
     upper: float
 
 
+class AllowedRanks(View):
+    """The ranks a model's 95 % interval allows within its component (``core.standing``)."""
+
+    best: int
+    worst: int
+
+    @property
+    def label(self) -> str:
+        """``3`` when the interval allows one rank, ``1–3`` when it allows several."""
+        return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
+
+
 class LeaderboardEntry(View):
     """One enabled model's row.
 
     ``rank`` is 1 + the number of models of the same rating component whose interval lies
     wholly above this one's (``null`` while unrated): models whose intervals overlap share a
-    rank. ``styleControlledRank`` is the same over the style-controlled intervals. ``games`` is
-    what the rating process counted (non-skip votes); both are additions to the seed's shape.
+    rank. ``rankRange`` is every rank its interval allows (``best`` is ``rank``).
+    ``styleControlledRank`` is ``rank`` over the style-controlled intervals. ``games`` is what
+    the rating process counted (non-skip votes). ``provisional``: the rating cannot be read as
+    settled yet (``provisionalReason``: ``unrated``, ``few_votes`` below
+    ``ARENA_PROVISIONAL_VOTES``, or ``wide_interval`` beyond ``ARENA_PROVISIONAL_CI``); such rows
+    sort below the settled ones. All of these are additions to the seed's shape.
     """
 
     id: str
@@ -300,6 +318,9 @@ class LeaderboardEntry(View):
     #: The circuit breaker paused the model after repeated failures: no round draws it until
     #: it is tried again (``ARENA_BREAKER_*``).
     paused: bool = False
+    rank_range: AllowedRanks | None = None
+    provisional: bool = False
+    provisional_reason: ProvisionalReason | None = None
 
     @property
     def decided(self) -> int:

@@ -336,7 +336,9 @@ def leaderboard_text(board: LeaderboardView) -> str:
         if not rated:
             rows.append(f"| {position} | {name} | {rate} | {record} | {m.total_votes} |")
             continue
-        rank = str(m.rank) if m.rank is not None else "–"
+        rank = m.rank_range.label if m.rank_range is not None else "–"
+        if m.provisional:
+            name += " *"
         rating = f"{m.rating:.0f}" if m.rating is not None else "unrated"
         interval = m.confidence_interval
         ci = f"{interval.lower:.0f}–{interval.upper:.0f}" if interval else "–"
@@ -344,6 +346,10 @@ def leaderboard_text(board: LeaderboardView) -> str:
     votes = sum(m.total_votes for m in board.models) // 2
     if rated:
         caption = "Bradley-Terry ratings with 95% confidence intervals"
+        if any(m.rank_range and m.rank_range.best != m.rank_range.worst for m in board.models):
+            caption += "; # is every rank the interval allows"
+        if any(m.provisional for m in board.models):
+            caption += "; * provisional (too few votes or too wide an interval), listed last"
     else:
         caption = "no rating fit yet, so ranked by win rate; ratings follow the next fit"
     counted = f"{votes} vote" if votes == 1 else f"{votes} votes"

@@ -7,7 +7,7 @@ dashboard's analytics. Nothing here writes; rounds, votes and control live in ``
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 
 from arena_api.core.boards import DEFAULT_BOARD, Board, check_category, check_votes
@@ -22,10 +22,12 @@ from arena_api.core.ports import (
 )
 from arena_api.core.records import DECISIVE_VOTES
 from arena_api.core.scale import SCALE
+from arena_api.core.standing import DEFAULT_RULE, ProvisionalRule, RatedRow, rank_ranges
 from arena_api.core.style_features import ABSOLUTE_STYLE_FEATURES, STYLE_FEATURES, STYLE_UNITS
 from arena_api.core.views import (
     ActivityBucket,
     ActivityView,
+    AllowedRanks,
     AnswerView,
     CategoriesView,
     ComponentGroup,
@@ -65,11 +67,30 @@ class ReadService:
         repository: BoardReads,
         analytics: AnalyticsPort | None = None,
         paused: Callable[[], Collection[uuid.UUID]] = frozenset,
+        provisional: ProvisionalRule = DEFAULT_RULE,
     ) -> None:
         self._repo = repository
         self._analytics = analytics
         #: The models the circuit breaker paused now (the leaderboard marks them).
         self._paused = paused
+        self._provisional = provisional
+
+    @property
+    def provisional_rule(self) -> ProvisionalRule:
+        """When a board marks a rating provisional (``ARENA_PROVISIONAL_*``)."""
+        return self._provisional
+
+    def provisional_note(self, entry: LeaderboardEntry) -> str:
+        """Why ``entry`` is provisional, in words ("" when it is settled)."""
+        if entry.provisional_reason is None:
+            return ""
+        interval = entry.confidence_interval
+        return self._provisional.explain(
+            entry.provisional_reason,
+            entry.decided if entry.games is None else entry.games,
+            None if interval is None else interval.lower,
+            None if interval is None else interval.upper,
+        )
 
     async def matchup(self, matchup_id: uuid.UUID) -> MatchupView:
         record = await self._repo.get_matchup(matchup_id)
@@ -161,16 +182,21 @@ class ReadService:
         records = await self._repo.leaderboard(board)
         last_pass = await self._repo.last_rating_pass()
         rows = records.models
-        ranks = _ranks_by_overlap(
-            (r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
+        ranks = rank_ranges(
+            RatedRow(r.model.id, r.component_id, r.ci_lower, r.ci_upper) for r in rows
         )
-        style_ranks = _ranks_by_overlap(
-            (r.model.id, r.style_component_id, r.style_ci_lower, r.style_ci_upper) for r in rows
+        style_ranks = rank_ranges(
+            RatedRow(r.model.id, r.style_component_id, r.style_ci_lower, r.style_ci_upper)
+            for r in rows
         )
         entries = []
         paused = self._paused()
         for r in rows:
             decided = r.wins + r.losses + r.ties
+            rank, style_rank = ranks.get(r.model.id), style_ranks.get(r.model.id)
+            reason = self._provisional.reason(
+                decided if r.games is None else r.games, r.ci_lower, r.ci_upper
+            )
             entries.append(
                 LeaderboardEntry(
                     id=str(r.model.id),
@@ -191,11 +217,19 @@ class ReadService:
                         r.style_ci_lower, r.style_ci_upper
                     ),
                     games=r.games,
-                    rank=ranks.get(r.model.id),
-                    style_controlled_rank=style_ranks.get(r.model.id),
+                    rank=None if rank is None else rank.best,
+                    rank_range=None
+                    if rank is None
+                    else AllowedRanks(best=rank.best, worst=rank.worst),
+                    style_controlled_rank=None if style_rank is None else style_rank.best,
                     paused=r.model.id in paused,
+                    provisional=reason is not None,
+                    provisional_reason=reason,
                 )
             )
+        # Settled ratings first, provisional ones below them; each group keeps the store's
+        # order (rating, then wins, then votes).
+        entries.sort(key=lambda e: e.provisional)
         rated = [e.component_id for e in entries if e.component_id is not None]
         groups = sorted({c: rated.count(c) for c in rated}.items())
         return LeaderboardView(
@@ -347,25 +381,6 @@ def _aware(since: datetime | None) -> datetime | None:
             "since must carry a timezone", details={"since": ["needs a timezone, e.g. Z"]}
         )
     return since
-
-
-def _ranks_by_overlap(
-    rows: Iterable[tuple[uuid.UUID, int | None, float | None, float | None]],
-) -> dict[uuid.UUID, int]:
-    """Rank = 1 + the models of the same component whose lower bound exceeds this upper bound.
-
-    Models whose intervals overlap share a rank; unrated models (no component or interval) get
-    none. ``rows`` holds (model id, component id, interval lower, interval upper).
-    """
-    rated = [
-        (model_id, component, lower, upper)
-        for model_id, component, lower, upper in rows
-        if component is not None and lower is not None and upper is not None
-    ]
-    return {
-        model_id: 1 + sum(1 for _, other, lower, _ in rated if other == component and lower > upper)
-        for model_id, component, _, upper in rated
-    }
 
 
 def _style_control(coefficients: Sequence[StyleCoefficient], spread: StyleSpread) -> StyleControl:

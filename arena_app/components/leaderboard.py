@@ -30,6 +30,20 @@ def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
                     "tried again.",
                 ),
             ),
+            rx.cond(
+                row["provisional"] != "",
+                rx.tooltip(
+                    rx.badge(
+                        "provisional",
+                        size="1",
+                        color_scheme="gray",
+                        variant="soft",
+                        margin_left="0.4em",
+                        data_testid="provisional",
+                    ),
+                    content=row["provisional"],
+                ),
+            ),
         ),
         rx.cond(
             row["score"] == NO_GAMES,

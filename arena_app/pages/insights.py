@@ -220,20 +220,29 @@ def rankings_tab() -> rx.Component:
             "Bradley-Terry rating (95% CI)",
             InsightsState.fit_lacks,
             s.rated.length() > 0,
-            _horizontal(
-                rx.recharts.bar(
-                    data_key="ci", fill="#c1c8f5", bar_size=6, is_animation_active=False
+            rx.vstack(
+                _horizontal(
+                    rx.recharts.bar(
+                        data_key="ci", fill="#c1c8f5", bar_size=6, is_animation_active=False
+                    ),
+                    rx.recharts.line(
+                        data_key="rating",
+                        stroke="transparent",
+                        dot={"r": 4, "fill": COLORS[0], "stroke": COLORS[0]},
+                        is_animation_active=False,
+                    ),
+                    rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
+                    data=s.rated,
+                    y_key="name",
+                    chart=rx.recharts.composed_chart,
                 ),
-                rx.recharts.line(
-                    data_key="rating",
-                    stroke="transparent",
-                    dot={"r": 4, "fill": COLORS[0], "stroke": COLORS[0]},
-                    is_animation_active=False,
+                rx.cond(
+                    s.provisional != "",
+                    rx.text(
+                        s.provisional, size="1", color_scheme="gray", data_testid="provisional"
+                    ),
                 ),
-                rx.recharts.x_axis(type_="number", domain=["auto", "auto"]),
-                data=s.rated,
-                y_key="name",
-                chart=rx.recharts.composed_chart,
+                width="100%",
             ),
         ),
         _card(

@@ -70,6 +70,8 @@ class InsightsState(rx.State):
     #: The models no vote has decided yet, left out of the win rates (a bar at 0 % would read
     #: as games lost): named under the chart instead.
     unplayed: str = ""
+    #: The rated models whose ratings are provisional, with why ("" when none is).
+    provisional: str = ""
     rated: list[dict[str, Any]] = []
     styled: list[dict[str, Any]] = []
     bump: list[dict[str, Any]] = []
@@ -228,7 +230,8 @@ class InsightsState(rx.State):
 
     async def _rankings(self) -> None:
         await self._summary()
-        board = await services().reads.leaderboard(self._board())
+        reads = services().reads
+        board = await reads.leaderboard(self._board())
         rankings = [
             {
                 "name": m.display_name,
@@ -255,6 +258,13 @@ class InsightsState(rx.State):
             for m in board.models
             if m.rating is not None and m.confidence_interval is not None
         ]
+        # The board lists provisional ratings below the settled ones, and says why each is.
+        unsettled = [
+            f"{m.display_name} ({reads.provisional_note(m).removeprefix('provisional: ')})"
+            for m in board.models
+            if m.provisional and m.rating is not None
+        ]
+        provisional = f"Provisional, listed last: {'; '.join(unsettled)}." if unsettled else ""
         both = [
             m
             for m in board.models
@@ -279,6 +289,7 @@ class InsightsState(rx.State):
             rankings=rankings,
             unplayed=unplayed,
             rated=rated,
+            provisional=provisional,
             styled=styled,
             bump_names=bump_names,
             bump=bump,

@@ -36,7 +36,8 @@ class LeaderboardState(rx.State):
         await self._load()
 
     async def _load(self) -> None:
-        view = await services().reads.leaderboard(Board(named=self.include_named))
+        reads = services().reads
+        view = await reads.leaderboard(Board(named=self.include_named))
         rows = []
         for index, model in enumerate(view.models, start=1):
             if model.rating is not None and model.confidence_interval is not None:
@@ -53,14 +54,20 @@ class LeaderboardState(rx.State):
             )
             rows.append(
                 {
-                    # Rank by interval overlap once rated (ties share a rank), else position;
+                    # Once rated, every rank the interval allows ("1–3"), else the position;
                     # a model with no game has no place yet.
                     "rank": "—"
                     if score == NO_GAMES
-                    else str(model.rank if model.rank is not None else index),
+                    else model.rank_range.label
+                    if model.rank_range is not None
+                    else str(index),
                     "name": model.display_name,
                     # The breaker paused it: rounds do not draw it until it is tried again.
                     "paused": "paused" if model.paused else "",
+                    # Why its rating cannot be read as settled yet ("" once it is).
+                    "provisional": reads.provisional_note(model)
+                    if model.rating is not None
+                    else "",
                     "score": score,
                     "style": style,
                     "games": str(

@@ -20,11 +20,11 @@ WINNER_SLOT = {"left": "A", "right": "B"}
 
 @contextlib.asynccontextmanager
 async def arena_of(
-    db: AsyncEngine, database_url: str, tmp_path: Path, *names: str
+    db: AsyncEngine, database_url: str, tmp_path: Path, *names: str, **env: str
 ) -> AsyncIterator[tuple[Arena, dict[str, uuid.UUID]]]:
-    """A served arena whose roster is ``names`` (mock models), and their ids by name."""
+    """A served arena whose roster is ``names`` (mock models) with ``env``, and their ids."""
     roster = roster_of(*((name, "mock", name.lower()) for name in names))
-    async with serve_arena(db, database_url, tmp_path, roster=roster) as arena:
+    async with serve_arena(db, database_url, tmp_path, roster=roster, **env) as arena:
         ids = {
             r.display_name: r.id for r in await arena.rows("SELECT display_name, id FROM models")
         }

@@ -70,6 +70,36 @@ async def test_rows_carry_records_ratings_games_and_ranks_by_interval_overlap(
     }
 
 
+async def test_provisional_ratings_sort_below_settled_ones_with_their_reason_and_rank_range(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    """One vote with a huge interval never heads the board: the rating is provisional."""
+    names = ("Lucky", "Steady", "Broad", "Known", "Waiting")
+    limits = {"ARENA_PROVISIONAL_VOTES": "10", "ARENA_PROVISIONAL_CI": "150"}
+    async with arena_of(db, database_url, tmp_path, *names, **limits) as (arena, m):
+        async with db.begin() as conn:
+            await round_(conn, m["Lucky"], m["Steady"], "left")
+            await rate(conn, m["Lucky"], 1400, 600, games=1)  # [800, 2000]: one lucky vote
+            await rate(conn, m["Steady"], 1100, 40, games=50)  # [1060, 1140]
+            await rate(conn, m["Broad"], 1050, 80, games=50)  # [970, 1130]: 160 > 150
+            await rate(conn, m["Known"], 1000, 30, games=10)  # [970, 1030]: exactly 10 votes
+
+        board = (await arena.client.get("/api/arena/leaderboard")).json()
+
+    rows = [
+        (r["displayName"], r["provisional"], r["provisionalReason"], r["rankRange"])
+        for r in board["models"]
+    ]
+    assert rows == [
+        ("Steady", False, None, {"best": 1, "worst": 3}),  # overlaps Lucky and Broad
+        ("Known", False, None, {"best": 2, "worst": 4}),  # Steady lies wholly above it
+        ("Lucky", True, "few_votes", {"best": 1, "worst": 4}),
+        ("Broad", True, "wide_interval", {"best": 1, "worst": 4}),
+        ("Waiting", True, "unrated", None),
+    ]
+    assert [r["rank"] for r in board["models"]] == [1, 2, 1, 1, None]
+
+
 async def test_a_model_with_only_skips_has_an_empty_record_and_no_pairs(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from arena_api.core.requests import ChatCall
 from arena_api.core.views import (
+    AllowedRanks,
     Components,
     ConfidenceInterval,
     LeaderboardEntry,
@@ -97,6 +98,7 @@ def _entry(name: str, wins: int, losses: int, rating: float | None) -> Leaderboa
         style_controlled_confidence_interval=None,
         games=wins + losses,
         rank=1 if rating else None,
+        rank_range=AllowedRanks(best=1, worst=1) if rating else None,
         style_controlled_rank=None,
     )
 
@@ -114,3 +116,30 @@ def test_the_leaderboard_shows_ratings_with_intervals_once_fitted() -> None:
         "**Leaderboard** · 4 votes · Bradley-Terry ratings with 95% confidence intervals"
     )
     assert lines[4] == "| 1 | Left \\| Right | 1021 | 1001–1041 | 75.0% | 3 / 1 / 0 | 4 |"
+
+
+def test_the_leaderboard_shows_rank_ranges_and_marks_provisional_models() -> None:
+    settled = _entry("Settled", 30, 10, 1100.0).model_copy(
+        update={"rank_range": AllowedRanks(best=1, worst=2)}
+    )
+    fresh = _entry("Fresh", 2, 1, 1050.0).model_copy(
+        update={
+            "rank_range": AllowedRanks(best=1, worst=2),
+            "provisional": True,
+            "provisional_reason": "few_votes",
+        }
+    )
+    board = LeaderboardView(
+        components=Components(count=1, groups=[]),
+        style_control=StyleControl(effects=[], votes_observed=0, computed_at=None),
+        models=[settled, fresh],
+    )
+
+    lines = leaderboard_text(board).splitlines()
+
+    assert lines[0].endswith(
+        "; # is every rank the interval allows"
+        "; * provisional (too few votes or too wide an interval), listed last"
+    )
+    assert lines[4].startswith("| 1–2 | Settled | 1100 |")
+    assert lines[5].startswith("| 1–2 | Fresh * | 1050 |")

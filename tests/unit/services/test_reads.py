@@ -22,6 +22,7 @@ from arena_api.core.ports import (
 )
 from arena_api.core.records import MatchupRecord, StoredAnswer
 from arena_api.core.scale import SCALE
+from arena_api.core.standing import ProvisionalRule
 from arena_api.services.reads import ReadService
 from tests.fakes.ports import FakeBoardReads, model
 
@@ -262,3 +263,37 @@ async def test_an_analytics_read_with_bad_arguments_is_an_invalid_request(call: 
 
     with pytest.raises(InvalidRequest):
         await call(reads)  # type: ignore[operator]
+
+
+async def test_provisional_rows_sort_below_the_settled_ones_with_their_reason() -> None:
+    store = FakeBoardReads(
+        records=LeaderboardRecords(
+            models=(
+                # The store's order: rating first. A one-vote model with a huge interval leads it.
+                _rated("lucky", (400, 2300), wins=1),
+                _rated("aurora", (1150, 1250), wins=40, losses=20),
+                _rated("borealis", (1100, 1200), wins=30, losses=30),
+                _rated("cirrus", (950, 1250), wins=20, losses=20),
+                _rated("ember"),
+            ),
+            coefficients=(),
+            spread=StyleSpread(votes=0, std_dev={}),
+        )
+    )
+    reads = ReadService(repository=store, provisional=ProvisionalRule(30, 200))
+
+    board = await reads.leaderboard()
+
+    assert [(e.display_name, e.provisional_reason) for e in board.models] == [
+        ("Aurora", None),
+        ("Borealis", None),
+        ("Lucky", "few_votes"),
+        ("Cirrus", "wide_interval"),
+        ("Ember", "unrated"),
+    ]
+    ranges = {e.display_name: e.rank_range for e in board.models}
+    assert (ranges["Lucky"].best, ranges["Lucky"].worst) == (1, 4)  # type: ignore[union-attr]
+    assert (ranges["Aurora"].best, ranges["Aurora"].worst) == (1, 4)  # type: ignore[union-attr]
+    assert ranges["Ember"] is None
+    assert {e.display_name: e.rank for e in board.models}["Aurora"] == 1
+    assert board.model_dump(by_alias=True)["models"][0]["rankRange"] == {"best": 1, "worst": 4}
