@@ -122,7 +122,18 @@ async def test_a_vote_moves_the_open_pages_leaderboard_without_a_reload(
     )
     assert time.monotonic() - voted <= RATED_MIN_INTERVAL_S + 5
     await expect(board.get_by_text(re.compile(r"^\d{3,4} ± \d+$"))).to_have_count(2)
+    # One vote settles nothing: both ratings are provisional, and either may rank first or second.
+    marks = board.get_by_test_id("provisional")
+    await expect(marks).to_have_count(2)
+    await expect(board.get_by_role("cell", name="1–2", exact=True)).to_have_count(2)
+    await marks.first.hover()
+    await expect(page.get_by_role("tooltip")).to_contain_text(
+        "provisional: 1 of the 30 votes a settled rating needs"
+    )
     await screenshot(page, "arena-leaderboard-rated-live")
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await board.scroll_into_view_if_needed()
+    await screenshot(page, "arena-leaderboard-rated-live-phone")
     async with httpx.AsyncClient(base_url=rated_product.url) as client:
         counted = await votes_counted(client)
     assert counted.get(("human", "ui"), 0) - before.get(("human", "ui"), 0) == 1
@@ -206,6 +217,11 @@ async def test_the_insights_rankings_move_without_a_reload(
     await expect(summary.locator("div.rt-Card").first).not_to_have_text(
         votes_before, timeout=(RATED_MIN_INTERVAL_S + 5) * 1000
     )
+    await expect(page.get_by_test_id("provisional")).to_contain_text(
+        re.compile(r"^Provisional, listed last: .+ \(\d+ of the 30 votes a settled rating needs\)"),
+        timeout=(RATED_MIN_INTERVAL_S + 5) * 1000,
+    )
+    await screenshot(page, "insights-rankings-provisional")
 
 
 async def test_the_leaderboard_can_count_side_by_side_votes(

@@ -9,7 +9,7 @@ from arena_app.state.leaderboard import NO_GAMES, REFRESH_MS, LeaderboardState
 
 def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(row["rank"]),
+        rx.table.cell(row["rank"], white_space="nowrap"),
         rx.table.cell(
             row["name"],
             # An icon after the name, not a word: the compact table has no room to spare.
