@@ -75,11 +75,6 @@ class ReadService:
         self._paused = paused
         self._provisional = provisional
 
-    @property
-    def provisional_rule(self) -> ProvisionalRule:
-        """When a board marks a rating provisional (``ARENA_PROVISIONAL_*``)."""
-        return self._provisional
-
     def provisional_note(self, entry: LeaderboardEntry) -> str:
         """Why ``entry`` is provisional, in words ("" when it is settled)."""
         if entry.provisional_reason is None:
