@@ -780,9 +780,9 @@ async def _choose_models(
         extra += [(f"Demo Model {k}", f"demo-model-{k}") for k in range(1, MAX_MODELS + 1)]
         for name, pmid in extra[: target - len(enabled)]:
             await conn.execute(
-                "INSERT INTO models (id, display_name, provider, provider_model_id, enabled) "
-                "VALUES ($1, $2, 'mock', $3, true) "
-                "ON CONFLICT (provider, provider_model_id) DO UPDATE SET enabled = true, "
+                "INSERT INTO models (id, display_name, provider, provider_model_id, status) "
+                "VALUES ($1, $2, 'mock', $3, 'active') "
+                "ON CONFLICT (provider, provider_model_id) DO UPDATE SET status = 'active', "
                 "display_name = EXCLUDED.display_name",
                 new_id(),
                 name,

@@ -21,6 +21,7 @@ from arena_api.core.clock import SYSTEM_CLOCK, Clock
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
 from arena_api.core.ids import new_id
+from arena_api.core.lifecycle import ACTIVE, ARCHIVED, PAUSED
 from arena_api.core.models import ModelEntry, Prices, Slot
 from arena_api.core.populations import HUMAN
 from arena_api.core.ports import (
@@ -95,7 +96,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 "display_name": m.display_name,
                 "provider": m.provider,
                 "provider_model_id": m.provider_model_id,
-                "enabled": m.enabled,
+                "status": ACTIVE if m.enabled else PAUSED,
                 "input_price_per_mtok": None if m.price is None else m.price.input,
                 "output_price_per_mtok": None if m.price is None else m.price.output,
             }
@@ -109,7 +110,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                     name: stmt.excluded[name]
                     for name in (
                         "display_name",
-                        "enabled",
+                        "status",
                         "input_price_per_mtok",
                         "output_price_per_mtok",
                     )
@@ -123,8 +124,8 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 update(models)
                 .where(models.c.provider == provider)
                 .where(models.c.provider_model_id == provider_model_id)
-                .where(models.c.enabled)
-                .values(enabled=False)
+                .where(models.c.status != ARCHIVED)
+                .values(status=ARCHIVED)
             )
             disabled += result.rowcount
     inserted = len(listed - existing)

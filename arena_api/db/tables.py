@@ -14,6 +14,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Computed,
     Date,
     DateTime,
     Float,
@@ -32,6 +33,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
+from arena_api.core.lifecycle import MODEL_STATUSES
 from arena_api.core.populations import CATEGORY_BOARD, METHODS, OTHER_POPULATIONS, POPULATIONS
 from arena_api.core.sides import OUTCOME_COUNTERS, SKIP, VOTES, sql_labels
 from arena_api.core.style_features import spread_columns
@@ -99,12 +101,17 @@ models = Table(
     Column("display_name", Text, nullable=False),
     Column("provider", Text, nullable=False),
     Column("provider_model_id", Text, nullable=False),
-    Column("enabled", Boolean, nullable=False, server_default=text("true")),
     _created_at(),
     # US dollars per million tokens, from the roster; both or neither.
     Column("input_price_per_mtok", Numeric(14, 6), nullable=True),
     Column("output_price_per_mtok", Numeric(14, 6), nullable=True),
+    #: ``active`` models are matched; ``paused`` and ``archived`` ones keep their history on the
+    #: board and are never matched (archived: gone from the roster, or known only from an
+    #: import). ``enabled`` is that rule, computed (migration 0018).
+    Column("status", Text, nullable=False, server_default=text("'active'")),
+    Column("enabled", Boolean, Computed("status = 'active'", persisted=True)),
     UniqueConstraint("provider", "provider_model_id"),
+    CheckConstraint(f"status IN ({sql_labels(MODEL_STATUSES)})", name="status"),
     CheckConstraint(
         "(input_price_per_mtok IS NULL) = (output_price_per_mtok IS NULL)", name="prices_paired"
     ),
@@ -112,10 +119,28 @@ models = Table(
         "input_price_per_mtok >= 0 AND output_price_per_mtok >= 0", name="prices_positive"
     ),
     CheckConstraint(
-        "provider IN ('google', 'openai', 'ollama', 'vllm', 'host-proxy', 'mock')",
+        "provider IN ('google', 'openai', 'ollama', 'vllm', 'host-proxy', 'mock', 'imported')",
         name="provider",
     ),
 )
+
+
+def _imported(table: str) -> list[Any]:
+    """Which system and which of its records a row was imported from (NULL: made here); the
+    pair is unique, so the same data imported twice adds nothing (migration 0018)."""
+    return [
+        Column("import_source", Text, nullable=True),
+        Column("import_id", Text, nullable=True),
+        CheckConstraint("(import_source IS NULL) = (import_id IS NULL)", name="import_pair"),
+        Index(
+            f"{table}_import_idx",
+            "import_source",
+            "import_id",
+            unique=True,
+            postgresql_where=text("import_source IS NOT NULL"),
+        ),
+    ]
+
 
 conversations = Table(
     "conversations",
@@ -123,6 +148,7 @@ conversations = Table(
     Column("id", UUID(as_uuid=True), primary_key=True),
     Column("anonymous_session_id", Text, nullable=True),
     _created_at(),
+    *_imported("conversations"),
 )
 
 matchups = Table(
@@ -148,6 +174,7 @@ matchups = Table(
     Column("replica", Text, nullable=True),
     Column("steers", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
     _created_at(),
+    *_imported("matchups"),
     CheckConstraint("model_a_id <> model_b_id", name="distinct_models"),
     CheckConstraint("slot_a_model_id <> slot_b_model_id", name="distinct_slots"),
     CheckConstraint("mode IN ('blind', 'shadow', 'named')", name="mode"),
@@ -262,6 +289,8 @@ preferences = Table(
     _created_at(),
     #: Who voted: a person or a judge model (the summaries count human votes only).
     Column("method", Text, nullable=False, server_default=text("'human'")),
+    #: The reasons the voter ticked (``ARENA_VOTE_REASONS``; migration 0018).
+    Column("reasons", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
     CheckConstraint(f"vote IN ({sql_labels(VOTES)})", name="vote"),
     CheckConstraint(f"method IN ({sql_labels(METHODS)})", name="method"),
     Index("preferences_winner_idx", "winner_model_id"),

@@ -98,7 +98,7 @@ async def test_an_unknown_or_disabled_model_is_named_in_the_400(
     async with serve_arena(db, database_url, tmp_path) as arena:
         (a, _), (b, _) = (await _models(arena))[:2]
         async with db.begin() as conn:
-            await conn.execute(text("UPDATE models SET enabled = false WHERE id = :b"), {"b": b})
+            await conn.execute(text("UPDATE models SET status = 'paused' WHERE id = :b"), {"b": b})
         ghost = str(uuid.uuid4())
 
         response, _ = await arena.chat(mode="named", models=[a, ghost])

@@ -121,7 +121,7 @@ async def test_default_model_disabled_after_boot_is_a_500_default_model_missing(
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
         async with db.begin() as conn:
             await conn.execute(
-                text("UPDATE models SET enabled = false WHERE provider_model_id = 'mock-cirrus'")
+                text("UPDATE models SET status = 'paused' WHERE provider_model_id = 'mock-cirrus'")
             )
         arena.service.roster_changed()  # as the roster's editors will say
 

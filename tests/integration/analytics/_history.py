@@ -97,7 +97,7 @@ async def answer(
 
 
 async def disable(conn: AsyncConnection, model: uuid.UUID) -> None:
-    await conn.execute(text("UPDATE models SET enabled = false WHERE id = :id"), {"id": model})
+    await conn.execute(text("UPDATE models SET status = 'archived' WHERE id = :id"), {"id": model})
 
 
 async def rate(

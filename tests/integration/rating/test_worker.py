@@ -104,7 +104,7 @@ async def test_votes_of_disabled_models_still_count(db: AsyncEngine) -> None:
     models = await _arena(db, 4, 1_000, seed=73)
     async with db.begin() as conn:
         await conn.execute(
-            update(tables.models).where(tables.models.c.id == models[0]).values(enabled=False)
+            update(tables.models).where(tables.models.c.id == models[0]).values(status="archived")
         )
 
     await RatingWorker(db, SETTINGS).run_pass()

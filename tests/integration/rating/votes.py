@@ -110,7 +110,7 @@ async def insert_models(
                 "display_name": f"Model {i}",
                 "provider": "mock",
                 "provider_model_id": f"model-{model_id}",
-                "enabled": enabled,
+                "status": "active" if enabled else "archived",
             }
             for i, model_id in enumerate(ids)
         ],
