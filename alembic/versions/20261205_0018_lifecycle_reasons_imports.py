@@ -8,6 +8,10 @@ disabled becomes ``archived``: it has left the roster, and keeps its history.
 ``preferences.reasons`` holds the reason chips a voter ticked (``ARENA_VOTE_REASONS``; empty
 when none). ``provider = 'imported'`` is a model known only from another arena's data.
 
+An imported answer may come without timings: ``responses.latency_ms`` and
+``stream_duration_ms`` may be NULL (as ``ttft_ms`` already may), and the summaries count only the
+timings an answer has (``arena_rebuild_analytics`` version 4; the counting triggers already did).
+
 ``import_source`` and ``import_id`` on ``conversations`` and ``matchups`` say which system and
 which of its records a row was imported from (both NULL for rows made here); the pair is unique,
 so importing the same data twice adds nothing.
@@ -25,6 +29,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from arena_api.db.sql import sql
+
 revision: str = "0018"
 down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
@@ -32,6 +38,7 @@ depends_on: str | Sequence[str] | None = None
 
 _PROVIDERS = "'google', 'openai', 'ollama', 'vllm', 'host-proxy', 'mock'"
 _IMPORTED = ("conversations", "matchups")
+_TIMINGS = ("latency_ms", "stream_duration_ms")
 
 
 def upgrade() -> None:
@@ -56,6 +63,9 @@ def upgrade() -> None:
             "reasons", ARRAY(sa.Text()), nullable=False, server_default=sa.text("'{}'::text[]")
         ),
     )
+    for column in _TIMINGS:
+        op.alter_column("responses", column, nullable=True)
+    op.execute(sql("arena_rebuild_analytics", 4))
     for table in _IMPORTED:
         op.add_column(table, sa.Column("import_source", sa.Text(), nullable=True))
         op.add_column(table, sa.Column("import_id", sa.Text(), nullable=True))
@@ -79,6 +89,10 @@ def downgrade() -> None:
         op.drop_constraint(op.f(f"{table}_import_pair_check"), table, type_="check")
         op.drop_column(table, "import_id")
         op.drop_column(table, "import_source")
+    op.execute(sql("arena_rebuild_analytics", 3))
+    for column in _TIMINGS:
+        op.execute(f"UPDATE responses SET {column} = 0 WHERE {column} IS NULL")
+        op.alter_column("responses", column, nullable=False)
     op.drop_column("preferences", "reasons")
     # Models known only from imported data have no provider the older schema allows.
     op.execute(

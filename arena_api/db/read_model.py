@@ -104,7 +104,7 @@ FUNCTIONS: tuple[Function, ...] = (
     Function("arena_prompt_slices", 1, "categories text[], language text"),
     # the recounts
     Function("arena_rebuild_vote_stats", 5),
-    Function("arena_rebuild_analytics", 3),
+    Function("arena_rebuild_analytics", 4),
     Function("arena_rebuild_category_stats", 1),
     Function("arena_rebuild_cost", 1),
 )

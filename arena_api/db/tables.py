@@ -205,9 +205,10 @@ responses = Table(
     Column("slot", Text, nullable=False),
     _model_fk("model_id"),
     Column("content", Text, nullable=False),
-    Column("latency_ms", Integer, nullable=False),
+    Column("latency_ms", Integer, nullable=True),
     Column("ttft_ms", Integer, nullable=True),
-    Column("stream_duration_ms", Integer, nullable=False),
+    #: NULL only on an answer imported without timings (migration 0018).
+    Column("stream_duration_ms", Integer, nullable=True),
     Column("output_token_count", Integer, nullable=False),
     Column("token_count_source", Text, nullable=False),
     Column("markdown_density", Float, nullable=False),
