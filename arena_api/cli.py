@@ -416,7 +416,7 @@ async def _with_connection(url: str, action: Callable[[asyncpg.Connection], Awai
 )
 @click.option(
     "--models",
-    type=click.IntRange(2, 64),
+    type=click.IntRange(2, 128),
     default=None,
     help="Models taking part; demo models are added when fewer are enabled. "
     "[default: the enabled roster]",
@@ -468,6 +468,11 @@ def db_seed_demo(votes: int, models: int | None, days: int, seed: int, force: bo
     )
     if bots:
         click.echo(f"arena: bot-like sessions for the anomaly screen: {bots}")
+    if result.history_refits:
+        click.echo(
+            f"arena: rating history of {result.history_refits} refits over {days} days "
+            "(the current ratings come from `arena rate` or `arena serve`)"
+        )
 
 
 @cli.command("rate")

@@ -1,8 +1,9 @@
 r"""The demo-data seeder: a plausible voting history, generated from known latent strengths.
 
-``seed_demo`` writes the request-path tables only (``conversations``, ``turns``, ``matchups``,
-``responses``, ``preferences``) and never the rating tables: the rating process rates the demo
-like any other history, so the leaderboard it produces can be checked against the truth.
+``seed_demo`` writes the request-path tables (``conversations``, ``turns``, ``matchups``,
+``responses``, ``preferences``) and the board's past (``model_rating_history``), never the current
+ratings: the rating process rates the demo like any other history, so the leaderboard it
+produces can be checked against the truth.
 
 What is generated
 -----------------
@@ -42,6 +43,21 @@ rows carry ``harness_version = 'demo'`` and session ids starting ``demo-``; a ne
 deletes the previous demo rows. A database that holds votes of another harness is refused
 unless forced, and those votes are kept when it is.
 
+The rating history
+------------------
+A live arena's history is one refit after another as the votes came in; the demo's is made the
+same way. At ``HISTORY_REFITS`` evenly spaced instants (hourly for a short history), the last one
+now, the votes cast so far are counted per pair and fitted by the rating process's own default
+pipeline (``arena_rating.rate_pairs``: the Rao-Kupper fit, components, Fisher intervals, the
+display scale) with its ridge (``RATING_RIDGE``), and the rows are stored as people's board at
+that instant. Like the rating process, the fit leaves out skips and the bot-like sessions (the
+anomaly screen's work; the generator knows them). It keeps the greetings' votes beyond the
+duplicate-prompt cap, a hash-chosen share that is blind to the outcome (about 3 % of the votes),
+so the last point agrees with the rating process's fit of the same votes within a small
+fraction of their intervals. Without other votes in the database the demo's history replaces
+any there was; beside other votes (``force``) none is written, since a fit of the demo's votes
+alone was never the board.
+
 Demo models: when fewer than ``models`` models are enabled, ``Demo …`` models (provider
 ``mock``) are added, enabled, so that the leaderboard shows them and, with the mock provider on,
 matchmaking may draw them too. ``arena serve`` syncs the roster from the roster file and disables
@@ -52,8 +68,10 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 import numpy as np
@@ -63,15 +81,24 @@ from arena_api.core.categories import classify, prompt_key
 from arena_api.core.cost import estimate_prompt_tokens
 from arena_api.core.ids import new_id
 from arena_api.core.models import ChatMessage
+from arena_api.core.populations import HUMAN
 from arena_api.core.records import VOTES
 from arena_api.core.style_features import POSITION, STYLE_UNITS
 from arena_api.db.read_model import rebuild
 from arena_api.db.votes import insert_votes_from
 from arena_api.language import detect_language
+from arena_rating import (
+    PairCounts,
+    RatingRows,
+    RatingSettingsError,
+    load_rating_settings,
+    rate_pairs,
+)
 
 __all__ = [
     "DEMO_HARNESS",
     "DEMO_MODELS",
+    "HISTORY_REFITS",
     "STYLE_EFFECTS",
     "DemoError",
     "DemoOptions",
@@ -114,7 +141,10 @@ SKIP_SHARE = 0.04
 FAILED_SLOT_SHARE = 0.006
 UNVOTED_SHARE = 0.03
 FOLLOW_UP_SHARE = 0.3
-MAX_MODELS = 64
+MAX_MODELS = 128
+#: The most refits the demo's rating history holds: hourly over a short history, evenly spaced
+#: over a long one (every three hours over 30 days). A refit of 100 models takes about 15 ms.
+HISTORY_REFITS = 240
 
 _LITE = frozenset({"lite", "mini", "nano", "small", "tiny", "8b", "haiku"})
 _FLAGSHIP = frozenset({"pro", "ultra", "opus", "max", "large", "70b", "thinking"})
@@ -318,6 +348,8 @@ class DemoResult:
     models_added: tuple[str, ...]
     replaced_matchups: int
     seconds: float
+    #: Refits in the rating history written (0 beside other votes).
+    history_refits: int = 0
 
 
 @dataclass(frozen=True)
@@ -395,6 +427,7 @@ class _History:
     ttft: NDArray[np.int32]  # -1 when the slot failed before its first token
     duration: NDArray[np.int32]
     failed: NDArray[np.bool_]
+    honest: NDArray[np.bool_]  # not one of the bot-like sessions
     bot_sessions: dict[str, str]
     n_sessions: int
 
@@ -571,6 +604,7 @@ def _generate(
         ttft=ttft[order].astype(np.int32),
         duration=duration[order].astype(np.int32),
         failed=failed[order],
+        honest=honest[order],
         bot_sessions={_session_id(s): kinds[s] for s in range(n_sessions) if kinds[s] != "honest"},
         n_sessions=n_sessions,
     )
@@ -585,6 +619,116 @@ def _uuid7(unix_us: NDArray[np.int64], rng: np.random.Generator) -> NDArray[np.u
     out[:, 6] = (out[:, 6] & 0x0F) | 0x70
     out[:, 8] = (out[:, 8] & 0x3F) | 0x80
     return out
+
+
+# -- the rating history ---------------------------------------------------------------------------
+
+#: Each staged vote (by its index in ``VOTES``) as the fit counts it (``arena_rating.Outcome``):
+#: slot A wins, slot B wins, a tie (both good or both bad); a skip is no comparison (-1).
+_OUTCOMES = np.full(len(VOTES), -1, np.int64)
+_OUTCOMES[[_LEFT, _RIGHT, _GOOD, _BAD]] = (0, 1, 2, 2)
+
+
+@dataclass(frozen=True)
+class _Refit:
+    """The board fitted to the votes cast up to ``at_us`` (Unix µs)."""
+
+    at_us: int
+    rows: RatingRows
+
+
+def _refit_instants(now_us: int, span_us: int) -> NDArray[np.int64]:
+    """``HISTORY_REFITS`` instants (fewer when there are fewer hours) evenly spread over the
+    span, the last one now."""
+    refits = min(HISTORY_REFITS, max(span_us // 3_600_000_000, 1))
+    return now_us - span_us + span_us * np.arange(1, refits + 1, dtype=np.int64) // refits
+
+
+def _rating_history(
+    h: _History,
+    model_ids: Sequence[uuid.UUID],
+    instants: NDArray[np.int64],
+    *,
+    l2_penalty: float,
+) -> list[_Refit]:
+    """The rating process's default fit of the votes cast up to each of ``instants``.
+
+    Each refit counts the votes so far per canonical pair (lower model index first), as the
+    rating process's tallies do, over the models with a comparison so far, and warm-starts from
+    the previous refit when those models did not change (its optimum is unique either way).
+    """
+    n = len(model_ids)
+    outcome = np.where(h.vote >= 0, _OUTCOMES[np.maximum(h.vote, 0)], -1)
+    kept = h.honest & (outcome >= 0)
+    at = h.vote_us[kept]
+    order = np.argsort(at, kind="stable")
+    at = at[order]
+    a = h.slot_a[kept][order].astype(np.int64)
+    b = h.slot_b[kept][order].astype(np.int64)
+    outcome = outcome[kept][order]
+    # Seen from the lower index: slot A's win is the lower model's when A is the lower one.
+    lower_first = a < b
+    side = np.where(outcome == 2, 2, np.where(lower_first, outcome, 1 - outcome))
+    code = (np.minimum(a, b) * n + np.maximum(a, b)) * 3 + side
+    counts = np.zeros((n * n, 3), np.int64)
+    refits: list[_Refit] = []
+    done = 0
+    previous: tuple[tuple[int, ...], NDArray[np.float64]] | None = None
+    for instant, end in zip(instants, np.searchsorted(at, instants, side="right"), strict=True):
+        counts += np.bincount(code[done:end], minlength=n * n * 3).reshape(n * n, 3)
+        done = int(end)
+        keys = np.flatnonzero(counts.sum(axis=1))
+        if keys.size == 0:
+            continue
+        lo, hi = np.divmod(keys, n)
+        models, local = np.unique(np.concatenate([lo, hi]), return_inverse=True)
+        pairs = local.reshape(2, -1).T.astype(np.intp)
+        pair_counts = PairCounts(
+            int(models.size), pairs, *(counts[keys, k].astype(np.float64) for k in range(3))
+        )
+        present = tuple(int(m) for m in models)
+        warm = previous[1] if previous is not None and previous[0] == present else None
+        report = rate_pairs(
+            [model_ids[m] for m in present], pair_counts, l2_penalty=l2_penalty, initial=warm
+        )
+        previous = (present, report.fit.theta)
+        refits.append(_Refit(int(instant), report.rows))
+    return refits
+
+
+async def _write_history(conn: asyncpg.Connection, refits: Sequence[_Refit]) -> None:
+    """Store ``refits`` as people's board's history, in place of any there was."""
+    await conn.execute("DELETE FROM model_rating_history")
+    records = [
+        (
+            record["model_id"],
+            record["rating"],
+            record["stderr"],
+            record["ci_lower"],
+            record["ci_upper"],
+            record["component_id"],
+            record["games"],
+            datetime.fromtimestamp(refit.at_us / 1_000_000, UTC),
+            HUMAN,
+        )
+        for refit in refits
+        for record in refit.rows.records()
+    ]
+    await conn.copy_records_to_table(
+        "model_rating_history",
+        records=records,
+        columns=[
+            "model_id",
+            "rating",
+            "rating_stderr",
+            "ci_lower",
+            "ci_upper",
+            "component_id",
+            "games",
+            "computed_at",
+            "population",
+        ],
+    )
 
 
 # -- the staging table, in PostgreSQL's binary COPY format ----------------------------------------
@@ -690,6 +834,21 @@ _CREATE_STAGE = (
     + ", PRIMARY KEY (i)) ON COMMIT DROP"
 )
 
+# A third of the decisive votes say why, in the default ``ARENA_VOTE_REASONS``: speed when the
+# winner's answer took under 70 % of the other's time, style when it had clearly more Markdown,
+# accuracy and helpfulness at steady rates. Derived from the staged row, never drawn, so the
+# seeded history stays the same.
+_DEMO_REASONS = f"""CASE WHEN s.vote IN ({_LEFT}, {_RIGHT}) AND s.i % 3 = 0
+       THEN array_remove(ARRAY[
+         CASE WHEN s.i % 2 = 0 THEN 'accuracy' END,
+         CASE WHEN s.i % 5 < 2 THEN 'helpfulness' END,
+         CASE WHEN s.vote = {_LEFT} AND s.a_markdown > s.b_markdown + 0.1
+                OR s.vote = {_RIGHT} AND s.b_markdown > s.a_markdown + 0.1 THEN 'style' END,
+         CASE WHEN s.vote = {_LEFT} AND s.a_duration < 0.7 * s.b_duration
+                OR s.vote = {_RIGHT} AND s.b_duration < 0.7 * s.a_duration THEN 'speed' END],
+         NULL)
+       ELSE '{{}}'::text[] END"""
+
 # $1, $2: the chunk's first and last row. demo_models and demo_prompts map the staged indices.
 _EXPAND = (
     """
@@ -749,7 +908,7 @@ SELECT s.turn_id, s.conversation_id, s.matchup_id,
     insert_votes_from(
         f"""
 SELECT s.preference_id, s.matchup_id, (ARRAY{list(VOTES)})[s.vote + 1], a.id, b.id,
-       'demo-' || lpad(to_hex(s.session_no), 6, '0'), 'human', s.vote_at
+       'demo-' || lpad(to_hex(s.session_no), 6, '0'), 'human', {_DEMO_REASONS}, s.vote_at
   FROM demo_stage s
   JOIN demo_models a ON a.n = s.slot_a
   JOIN demo_models b ON b.n = s.slot_b
@@ -863,15 +1022,21 @@ async def seed_demo(
         progress: called with the number of votes written since the previous call.
 
     Raises:
-        DemoError: the database holds non-demo votes and ``options.force`` is false.
+        DemoError: the database holds non-demo votes and ``options.force`` is false, or a
+            rating variable (``RATING_RIDGE``) is malformed.
     """
     started = time.perf_counter()
+    try:
+        ridge = load_rating_settings().rating_ridge
+    except RatingSettingsError as exc:
+        raise DemoError(f"the rating history needs the rating settings: {exc}") from exc
     rng = np.random.default_rng(options.seed)
     conn = await asyncpg.connect(dsn)
     try:
         async with conn.transaction():
             await conn.execute(f"SELECT pg_advisory_xact_lock({_LOCK_CLASS}, 0)")
-            if not options.force and await conn.fetchval(_FOREIGN_VOTES):
+            foreign = bool(await conn.fetchval(_FOREIGN_VOTES))
+            if foreign and not options.force:
                 raise DemoError(
                     "the database holds votes that are not demo votes; "
                     "pass --force to add demo data beside them"
@@ -887,6 +1052,16 @@ async def seed_demo(
             history = _generate(persona_for(names), options, now_us, rng)
             columns = _stage_columns(history, rng)
             n = history.session.size
+            refits = (
+                []
+                if foreign
+                else _rating_history(
+                    history,
+                    [r["id"] for r in chosen],
+                    _refit_instants(now_us, options.days * 86_400 * 1_000_000),
+                    l2_penalty=ridge,
+                )
+            )
 
             for table in _COUNTED_TABLES:
                 await conn.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
@@ -927,6 +1102,8 @@ async def seed_demo(
             for table in _COUNTED_TABLES:
                 await conn.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
             await rebuild(conn)
+            if not foreign:
+                await _write_history(conn, refits)
         await conn.execute("ANALYZE conversations, turns, matchups, responses, preferences")
     finally:
         await conn.close()
@@ -941,6 +1118,7 @@ async def seed_demo(
         models_added=tuple(added),
         replaced_matchups=replaced,
         seconds=time.perf_counter() - started,
+        history_refits=len(refits),
     )
 
 

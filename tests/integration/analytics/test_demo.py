@@ -12,9 +12,17 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from arena_api.db.demo import DEMO_HARNESS, DemoError, DemoOptions, persona_for, seed_demo
+from arena_api.db.demo import (
+    DEMO_HARNESS,
+    HISTORY_REFITS,
+    DemoError,
+    DemoOptions,
+    persona_for,
+    seed_demo,
+)
 from arena_api.db.repository import seed_roster
 from arena_api.roster import load_roster
+from arena_rating import RatingSettings, RatingWorker
 from tests.integration import rows
 from tests.support import ROOT
 
@@ -94,6 +102,84 @@ async def test_seeding_writes_the_requested_votes_as_a_consistent_demo_history(
         db, "SELECT count(*) FROM preferences WHERE vote IN ('left', 'right')"
     )
     assert await _scalar(db, "SELECT sum(matchups) FROM pair_outcome_stats") == 3090
+
+
+_HISTORY = """
+SELECT h.computed_at, m.display_name, h.rating, h.ci_lower, h.ci_upper, h.games
+  FROM model_rating_history h JOIN models m ON m.id = h.model_id
+ WHERE h.population = 'human' ORDER BY h.computed_at, m.display_name
+"""
+
+
+async def test_the_seeded_rating_history_is_the_rating_processs_fit_at_each_refit(
+    db: AsyncEngine, database_url: str
+) -> None:
+    """Refits spread over the days, every model's games growing to its kept votes, and the last
+    refit what the rating process fits now, within a small share of the interval."""
+    await _roster(db)
+
+    result = await seed_demo(_dsn(database_url), DemoOptions(votes=6000, models=6, days=3, seed=3))
+
+    async with db.connect() as conn:
+        history = (await conn.execute(text(_HISTORY))).all()
+        # Both sides of every kept comparison: the honest sessions' non-skip votes.
+        kept = (
+            await conn.execute(
+                text(
+                    "SELECT count(*) FROM preferences WHERE vote <> 'skip' "
+                    "AND anonymous_session_id <> ALL(:bots)"
+                ),
+                {"bots": list(result.bot_sessions)},
+            )
+        ).scalar_one()
+    refits = sorted({r.computed_at for r in history})
+    assert result.history_refits == len(refits) == 3 * 24 <= HISTORY_REFITS
+    span = (refits[-1] - refits[0]).total_seconds()
+    assert span == pytest.approx((3 * 24 - 1) * 3600, abs=1)  # hourly, the last one now
+    assert await _scalar(
+        db, "SELECT now() - max(computed_at) < interval '1 minute' FROM model_rating_history"
+    )
+    games: dict[str, list[int]] = {}
+    for row in history:
+        games.setdefault(row.display_name, []).append(row.games)
+    assert sorted(games) == sorted(result.models)
+    assert all(g == sorted(g) and g[-1] > 0 for g in games.values())
+    assert sum(g[-1] for g in games.values()) == 2 * kept
+    rating = await RatingWorker(db, RatingSettings(category_min_votes=0)).run_pass()
+    assert rating.sessions_excluded == len(result.bot_sessions)
+    async with db.connect() as conn:
+        fitted = {
+            r.display_name: r
+            for r in await conn.execute(
+                text(
+                    "SELECT m.display_name, r.rating, r.ci_upper - r.ci_lower AS width "
+                    "FROM model_ratings r JOIN models m ON m.id = r.model_id"
+                )
+            )
+        }
+    last = {r.display_name: r for r in history if r.computed_at == refits[-1]}
+    for name, row in fitted.items():
+        assert abs(last[name].rating - row.rating) < 0.1 * row.width, name
+    first = {r.display_name: r for r in history if r.computed_at == refits[0]}
+    assert all(
+        first[n].ci_upper - first[n].ci_lower > last[n].ci_upper - last[n].ci_lower for n in first
+    )  # the intervals narrow as the votes come in
+
+
+async def test_beside_other_votes_no_rating_history_is_written(
+    db: AsyncEngine, database_url: str
+) -> None:
+    await _roster(db)
+    async with db.begin() as conn:
+        a, b = await rows.model(conn, "real-a"), await rows.model(conn, "real-b")
+        await rows.preference(conn, await rows.matchup(conn, a, b), "left", winner_model_id=a)
+
+    result = await seed_demo(
+        _dsn(database_url), DemoOptions(votes=300, models=3, days=2, seed=2, force=True)
+    )
+
+    assert result.history_refits == 0
+    assert await _scalar(db, "SELECT count(*) FROM model_rating_history") == 0
 
 
 async def test_bot_like_sessions_behave_as_the_anomaly_screen_expects(
