@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import io
 import os
 import signal
 import subprocess
@@ -17,7 +18,7 @@ import threading
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import asyncpg
 import click
@@ -41,6 +42,8 @@ from arena_api.suites import load_suites
 
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
+
+    from arena_api.services.interop import ImportReport
 
 __all__ = ["main"]
 
@@ -591,7 +594,12 @@ def _instant(value: str | None, name: str) -> datetime | None:
 @click.option("--since", default=None, help="Votes cast at or after (ISO 8601; UTC if no zone).")
 @click.option("--until", default=None, help="Votes cast before (ISO 8601; UTC if no zone).")
 @click.option(
-    "--format", "kind", type=click.Choice(["jsonl", "parquet"]), default="jsonl", show_default=True
+    "--format",
+    "kind",
+    type=click.Choice(["jsonl", "parquet", "lmarena"]),
+    default="jsonl",
+    show_default=True,
+    help="lmarena: LMArena/FastChat battle records (JSON Lines) for their notebooks.",
 )
 @click.option("--include-text", is_flag=True, help="Add the prompts and the answers.")
 @click.option(
@@ -609,7 +617,8 @@ def export_votes(
     progress bar (on standard error when the votes go to standard output)."""
     start, end = _instant(since, "since"), _instant(until, "until")
     # `-o -` is standard output, as for most tools (`-o ./-` still names a file).
-    path = None if output == "-" else Path(output or f"votes.{kind}")
+    default = "battles.jsonl" if kind == "lmarena" else f"votes.{kind}"
+    path = None if output == "-" else Path(output or default)
     to_stdout = path is None
     if to_stdout and kind == "parquet" and sys.stdout.isatty():
         _fail("--format parquet writes binary data: send standard output to a file or a pipe")
@@ -623,9 +632,12 @@ def export_votes(
     with _database(settings) as url:
         _run_prepare(url, settings, seed=False)
         try:
-            written = asyncio.run(
-                _export(url, salt, path, start, end, include_text, kind == "parquet")
-            )
+            if kind == "lmarena":
+                written = asyncio.run(_export_lmarena(url, salt, path, start, end, include_text))
+            else:
+                written = asyncio.run(
+                    _export(url, salt, path, start, end, include_text, kind == "parquet")
+                )
         except ArenaError as exc:
             _fail(exc.message)
             return
@@ -635,7 +647,8 @@ def export_votes(
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             raise SystemExit(1) from None
     where = "standard output" if path is None else str(path)
-    click.echo(f"arena: {written:,} votes written to {where}", err=to_stdout)
+    noun = "battles (skips have no LMArena form)" if kind == "lmarena" else "votes"
+    click.echo(f"arena: {written:,} {noun} written to {where}", err=to_stdout)
 
 
 async def _export(
@@ -672,6 +685,135 @@ async def _export(
             )
         if to_stdout:
             sys.stdout.buffer.flush()
+        return written
+    finally:
+        await pool.close()
+
+
+class _CountingReader(io.RawIOBase):
+    """A binary file that counts the bytes read from it (the import's progress)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        data = self._raw.read(len(buffer))
+        buffer[: len(data)] = data
+        self.count += len(data)
+        return len(data)
+
+
+@cli.command("import")
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["lmarena"]),
+    required=True,
+    help="The other arena's format: lmarena (FastChat battle records, JSON or JSON Lines).",
+)
+@click.argument("file", type=click.File("rb"))
+@click.option("--dry-run", is_flag=True, help="Read and check everything, write nothing.")
+@click.option("--no-rate", is_flag=True, help="Skip the rating pass after the import.")
+def import_votes(source: str, file: BinaryIO, dry_run: bool, no_rate: bool) -> None:
+    """Import another arena's votes (FILE, or - for standard input): each record becomes a
+    round here, with its source and id, so a second import of the same data adds nothing.
+    Models the arena does not know are created archived (on the board, never matched). Bad
+    records are listed with their line or item and skipped; a batch is written whole or not at
+    all. Exit status 1 when any record was bad."""
+    from arena_api.interop.lmarena import read_battles
+
+    settings = _settings()
+    size = os.fstat(file.fileno()).st_size if file.seekable() else 0
+    counting = _CountingReader(file)
+    text = io.TextIOWrapper(io.BufferedReader(counting), encoding="utf-8", errors="strict")
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        with click.progressbar(
+            length=size or None, label="reading" if dry_run else "importing", file=sys.stderr
+        ) as bar:
+
+            def progress(_records: int) -> None:
+                bar.update(counting.count - bar.pos)
+
+            try:
+                report = asyncio.run(_import(url, read_battles(text), dry_run, progress))
+            except UnicodeDecodeError as exc:
+                _fail(f"{file.name}: not UTF-8 text ({exc.reason} at byte {exc.start})", 1)
+                return
+        if not dry_run and report.imported and not no_rate:
+            from arena_rating import main as rate_main
+
+            click.echo("arena: rating the votes", err=True)
+            rate_main(["--once"], environ={**os.environ, "DATABASE_URL": url})
+    _report_import(report, source)
+    if report.bad:
+        raise SystemExit(1)
+
+
+async def _import(
+    url: str, records: Iterator[Any], dry_run: bool, progress: Callable[[int], None]
+) -> ImportReport:
+    from arena_api.db.battles import PostgresBattles
+    from arena_api.db.repository import create_pool
+    from arena_api.services.interop import BattleImport
+
+    pool = await create_pool(url, max_size=2)
+    try:
+        return await BattleImport(PostgresBattles(pool)).run(
+            records, dry_run=dry_run, progress=progress
+        )
+    finally:
+        await pool.close()
+
+
+def _report_import(report: ImportReport, source: str) -> None:
+    verb = "would import" if report.dry_run else "imported"
+    methods = ", ".join(f"{n:,} {m}" for m, n in sorted(report.by_method.items()))
+    click.echo(
+        f"arena: {report.read:,} {source} records read: {report.imported:,} {verb}"
+        + (f" ({methods})" if methods else "")
+        + f", {report.duplicates:,} already imported, {report.bad:,} bad"
+    )
+    if report.unknown_models:
+        names = ", ".join(sorted(report.unknown_models))
+        state = "would be created archived" if report.dry_run else "created archived"
+        click.echo(f"arena: {len(report.unknown_models)} unknown models {state}: {names}")
+    for problem in report.problems:
+        click.echo(f"  bad record, {problem}", err=True)
+    if report.bad > len(report.problems):
+        click.echo(f"  ... and {report.bad - len(report.problems):,} more bad records", err=True)
+
+
+async def _export_lmarena(
+    url: str,
+    salt: bytes,
+    path: Path | None,
+    since: datetime | None,
+    until: datetime | None,
+    include_text: bool,
+) -> int:
+    from arena_api.db.battles import PostgresBattles
+    from arena_api.db.repository import create_pool
+    from arena_api.services.interop import LMArenaExport
+
+    pool = await create_pool(url, max_size=2)
+    try:
+        export = LMArenaExport(PostgresBattles(pool, salt))
+        total = await export.count(since, until)
+        with (
+            click.progressbar(
+                length=total, label="exporting battles", show_pos=True, file=sys.stderr
+            ) as bar,
+            contextlib.nullcontext(sys.stdout.buffer) if path is None else path.open("wb") as out,
+        ):
+            written = await export.write(
+                out, since=since, until=until, include_text=include_text, progress=bar.update
+            )
+            out.flush()
         return written
     finally:
         await pool.close()

@@ -16,7 +16,14 @@ import asyncpg
 
 from arena_api.core.sides import sql_winner_slot
 
-__all__ = ["EXPORT_COLUMNS", "TEXT_COLUMNS", "PostgresVoteRows", "count_votes", "stream_votes"]
+__all__ = [
+    "EXPORT_COLUMNS",
+    "TEXT_COLUMNS",
+    "PostgresVoteRows",
+    "anonymise_session",
+    "count_votes",
+    "stream_votes",
+]
 
 #: The columns of a row, in order (``TEXT_COLUMNS`` only with the prompts and answers).
 EXPORT_COLUMNS = (
@@ -85,7 +92,7 @@ async def count_votes(pool: asyncpg.Pool, since: datetime | None, until: datetim
     return count
 
 
-def _anonymise(salt: bytes, session: str | None) -> str | None:
+def anonymise_session(salt: bytes, session: str | None) -> str | None:
     """A session as a salted hash: the same session is one name across the export, and no
     one without the salt can tell which session it was."""
     if session is None:
@@ -110,7 +117,7 @@ async def stream_votes(
         rows: list[dict[str, Any]] = []
         async for record in conn.cursor(query, since, until, prefetch=batch):
             row = dict(record)
-            row["session"] = _anonymise(salt, row["session"])
+            row["session"] = anonymise_session(salt, row["session"])
             rows.append(row)
             if len(rows) >= batch:
                 yield rows
