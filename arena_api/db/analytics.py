@@ -32,7 +32,7 @@ from the bucket counts, and the value read from at most 100 exact-value rows ins
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -76,8 +76,11 @@ __all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
 LATENCY_BUCKET_MS = 100
 PERCENTILES = (0.5, 0.9)
 
-_ENABLED_MODELS = text(
-    "SELECT id, display_name FROM models WHERE enabled ORDER BY display_name, id"
+# The enabled roster and every other model a read's rows mention (paused, archived, or known
+# only from imported votes), so that a chart names each by its display name, never by its id.
+_NAMED_MODELS = text(
+    "SELECT id, display_name FROM models WHERE enabled OR id = ANY(CAST(:mentioned AS uuid[])) "
+    "ORDER BY display_name, id"
 )
 
 _SUMMARY = """
@@ -372,8 +375,10 @@ def _population(votes: Votes, category: str | None = None) -> dict[str, Any]:
     }
 
 
-async def _enabled(conn: AsyncConnection) -> list[ModelIdentity]:
-    return _identities((await conn.execute(_ENABLED_MODELS)).all())
+async def _named(conn: AsyncConnection, mentioned: Iterable[object]) -> list[ModelIdentity]:
+    """The enabled models and the ``mentioned`` ones, by name."""
+    ids = sorted({str(i) for i in mentioned})
+    return _identities((await conn.execute(_NAMED_MODELS, {"mentioned": ids})).all())
 
 
 @raises_unavailable
@@ -417,8 +422,8 @@ class PostgresAnalytics:
     ) -> HeadToHeadView:
         cut = _HEAD_TO_HEAD_CUT[category is not None]
         async with self._engine.connect() as conn:
-            models = await _enabled(conn)
             rows = (await conn.execute(cut, _population(votes, category))).all()
+            models = await _named(conn, (i for r in rows for i in (r.model_a_id, r.model_b_id)))
         return HeadToHeadView(
             models=models,
             pairs=[
@@ -485,8 +490,8 @@ class PostgresAnalytics:
             raise ValueError(f"unknown bucket {bucket!r}")
         params = {"bucket": bucket, "since": since, **_population(votes, category)}
         async with self._engine.connect() as conn:
-            models = await _enabled(conn)
             rows = (await conn.execute(_ACTIVITY_CUT[category is not None], params)).all()
+            models = await _named(conn, (i for r in rows for i in r.games))
         return ActivityView(
             bucket=bucket,
             models=models,
@@ -579,6 +584,7 @@ class PostgresAnalytics:
             where = _THINNED_HISTORY_WHERE.format(where=where)
         params = {"since": since, "points": points, "board": rated_population(votes, category)}
         async with self._engine.connect() as conn:
-            models = await _enabled(conn)
             rows = await conn.execute(text(_HISTORY.format(where=where)), params)
-        return RatingHistoryView(models=models, points=_POINTS.validate_json(rows.scalar_one()))
+            found = _POINTS.validate_json(rows.scalar_one())
+            models = await _named(conn, (p.model_id for p in found))
+        return RatingHistoryView(models=models, points=found)

@@ -55,7 +55,12 @@ async def test_daily_buckets_split_at_midnight_utc_and_games_accumulate(
 
     a, b, c = m["Alpha"], m["Beta"], m["Gamma"]
     assert body["bucket"] == "day"
-    assert body["models"] == [{"id": a, "displayName": "Alpha"}, {"id": b, "displayName": "Beta"}]
+    # The enabled models and the disabled one the games name: every key has its name.
+    assert body["models"] == [
+        {"id": a, "displayName": "Alpha"},
+        {"id": b, "displayName": "Beta"},
+        {"id": c, "displayName": "Gamma"},
+    ]
     assert body["votes"] == [
         _votes("2026-07-20T00:00:00.000Z", left=1, skip=1),
         _votes("2026-07-21T00:00:00.000Z", right=1, bothGood=1),
@@ -108,7 +113,8 @@ async def test_hourly_buckets_and_since_keep_whole_buckets_with_running_totals(
         {"bucketStart": "2026-07-22T00:00:00.000Z", "games": {a: 3, b: 3, c: 2}}
     ]
     assert (future["votes"], future["cumulativeGames"]) == ([], [])
-    assert future["models"] == hourly["models"]
+    # The enabled roster either way; disabled Gamma is named only where its games are listed.
+    assert future["models"] == [x for x in hourly["models"] if x["id"] != c]
 
 
 async def test_buckets_are_utc_whatever_the_database_time_zone(

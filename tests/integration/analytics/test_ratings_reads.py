@@ -122,10 +122,11 @@ async def test_rating_history_orders_points_by_time_then_model_id(
         key=lambda p: str(p["modelId"]),
     )
     assert body["points"] == first + second  # a disabled model's old points stay
-    assert body["models"] == [  # the enabled roster, with or without points
+    assert body["models"] == [  # the enabled roster, with or without points, and Zeta's name
         {"id": str(m["Alpha"]), "displayName": "Alpha"},
         {"id": str(m["Beta"]), "displayName": "Beta"},
         {"id": str(m["Gamma"]), "displayName": "Gamma"},
+        {"id": str(m["Zeta"]), "displayName": "Zeta"},
     ]
 
 

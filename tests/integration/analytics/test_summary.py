@@ -80,7 +80,8 @@ async def test_head_to_head_keys_each_pair_by_the_smaller_id(
         pair(beta, gamma, 0, 0, 1),
     ]
     assert body["pairs"] == sorted(expected, key=lambda p: (p["modelAId"], p["modelBId"]))
-    assert body["models"] == [
+    assert body["models"] == [  # Gamma, disabled, is named since its pairs are listed
         {"id": alpha, "displayName": "Alpha"},
         {"id": beta, "displayName": "Beta"},
+        {"id": gamma, "displayName": "Gamma"},
     ]
