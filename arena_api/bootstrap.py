@@ -34,6 +34,7 @@ from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
 from arena_api.core.ports import RoundObserver
 from arena_api.core.ratelimit import Limit, Limiter, RateLimiter
+from arena_api.core.reasons import VoteReasons
 from arena_api.core.standing import ProvisionalRule
 from arena_api.core.tokens import MatchupTokenService
 from arena_api.db.analytics import PostgresAnalytics
@@ -117,6 +118,7 @@ def build_arena(
             cooldown_s=settings.breaker_cooldown_s,
             clock=time.monotonic,
         ),
+        reasons=VoteReasons(settings.vote_reasons),
     )
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal, get_args
 
 from arena_api.core.ratelimit import Limit, parse_limits
+from arena_api.core.reasons import DEFAULT_VOTE_REASONS, MAX_VOTE_REASONS, parse_vote_reasons
 
 __all__ = [
     "ROSTER_PROVIDERS",
@@ -310,6 +311,21 @@ def _example_prompts() -> tuple[Parser, str]:
         return Path(value).expanduser()
 
     return parse, "builtin | off | the path of a file of prompts"
+
+
+def _vote_reasons() -> tuple[Parser, str]:
+    """``ARENA_VOTE_REASONS`` (``arena_api.core.reasons``)."""
+
+    def parse(raw: str) -> tuple[str, ...]:
+        try:
+            return parse_vote_reasons(raw)
+        except ValueError as exc:
+            raise _Invalid from exc
+
+    return parse, (
+        "empty, or comma-separated lowercase slugs (a letter, then letters, digits, - or _; "
+        f"32 characters at most), none twice, at most {MAX_VOTE_REASONS}"
+    )
 
 
 def _setting(
@@ -725,6 +741,17 @@ SETTINGS: tuple[Setting, ...] = (
         _integer(0, 36500),
         group="arena",
     ),
+    _setting(
+        "ARENA_VOTE_REASONS",
+        ",".join(DEFAULT_VOTE_REASONS),
+        "Reasons a voter may tick with a vote (chips under the vote buttons, `reasons` in "
+        "`POST /api/arena/vote`, `!a accuracy,style` in a chat), in the order shown; stored "
+        "with the vote, exported, and counted per winning model on the insights page. Empty: "
+        "no reasons are offered.",
+        _vote_reasons(),
+        attr="vote_reasons",
+        group="arena",
+    ),
     # -- providers ------------------------------------------------------------------------------
     _setting(
         "ARENA_MOCK_PROVIDER",
@@ -997,6 +1024,7 @@ class Settings:
     provisional_ci: float
     alert_webhook_url: str | None
     text_retention_days: int
+    vote_reasons: tuple[str, ...]
     mock_provider: bool
     allow_mock_in_production: bool
     mock_tokens_per_second: float

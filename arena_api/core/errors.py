@@ -3,7 +3,7 @@
 ArenaError                      status, code, message
 ├── InvalidRequest              400 invalid_request (+ field details)
 ├── ConversationError           403/404/409 conversation_*
-├── VoteError                   401/403/404/409 on POST /api/arena/vote
+├── VoteError                   400/401/403/404/409 on POST /api/arena/vote
 ├── RoundConfigError            500 default_model_missing, shadow_challenger_missing, ...
 │   └── NotEnoughModels         503 not_enough_models, no_models: the roster has too few
 │       └── ModelsPaused        503 models_paused: the circuit breaker paused too many

@@ -97,6 +97,11 @@ class VoteRequest(_Command):
     matchup_id: uuid.UUID
     matchup_token: str = Field(min_length=1, max_length=4096)
     vote: Vote
+    #: Why (``ARENA_VOTE_REASONS``; optional, additive to the seed system's body). Checked
+    #: against the configured reasons by the vote (400 ``invalid_reasons``), not here.
+    reasons: tuple[Annotated[str, StringConstraints(max_length=64)], ...] = Field(
+        default=(), max_length=64
+    )
 
 
 class JudgeRequest(_Command):

@@ -47,8 +47,12 @@ __all__ = [
     "ModelIdentity",
     "ModelMetrics",
     "ModelMetricsView",
+    "ModelReasons",
     "RatingHistoryPoint",
     "RatingHistoryView",
+    "ReasonChoice",
+    "ReasonChoicesView",
+    "ReasonCountsView",
     "RevealedModels",
     "SharedMatchupView",
     "StyleCoefficientView",
@@ -115,6 +119,51 @@ class VoteReveal(View):
     models: RevealedModels
     continuable: bool
     conversation_id: str | None
+    #: The reasons stored with the vote, in the configured order (an addition to the seed
+    #: system's reveal).
+    reasons: list[str] = []
+
+
+class ReasonChoice(View):
+    """One reason a voter may give: its slug (what a vote sends) and what its chip says."""
+
+    id: str
+    label: str
+
+
+class ReasonChoicesView(View):
+    """The reasons this arena offers with a vote (``ARENA_VOTE_REASONS``), in chip order;
+    empty when none are offered."""
+
+    reasons: list[ReasonChoice]
+
+
+class ModelReasons(View):
+    """One model's decisive wins in a cut, and the reasons they came with."""
+
+    id: str
+    display_name: str
+    #: Decisive votes it won (with reasons or without).
+    wins: int
+    #: Of those, the ones that carried at least one reason.
+    explained_wins: int
+    #: Reason -> wins that carried it (a vote may carry several, so these may add up to more
+    #: than ``explained_wins``); reasons it never won with are left out.
+    counts: dict[str, int]
+
+
+class ReasonCountsView(View):
+    """Why people voted, per model: each reason counted for the winner of every decisive vote
+    that carried it. Reasons given with a tie, a both-bad vote or a skip have no winner to be
+    counted for: they are in ``undecided``."""
+
+    #: The offered reasons in chip order, then any stored reason no longer offered.
+    reasons: list[ReasonChoice]
+    #: Votes in the cut that carried any reason.
+    votes: int
+    #: The models that won a vote with a reason, most such wins first.
+    models: list[ModelReasons]
+    undecided: dict[str, int]
 
 
 class JudgeReading(View):

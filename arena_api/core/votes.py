@@ -49,6 +49,8 @@ class CastVote:
     source: VoteSource
     #: The voter's anonymous session (people only).
     session_id: str | None = None
+    #: Why the vote was cast (``core.reasons``): checked, in the configured order; people only.
+    reasons: tuple[str, ...] = ()
 
     def meta(self) -> dict[str, Any]:
         """``preferences.position_bias_meta``: the slot picked, and whether a judge picked it."""
@@ -65,8 +67,10 @@ def cast_vote(
     method: VoteMethod,
     source: VoteSource,
     session_id: str | None = None,
+    reasons: tuple[str, ...] = (),
 ) -> CastVote:
-    """The vote ``vote`` on ``matchup``, its winner taken from the matchup's slots."""
+    """The vote ``vote`` on ``matchup``, its winner taken from the matchup's slots; ``reasons``
+    already checked (``VoteReasons.check``)."""
     outcome = vote_outcome(matchup, vote)
     return CastVote(
         matchup_id=matchup.id,
@@ -76,4 +80,5 @@ def cast_vote(
         method=method,
         source=source,
         session_id=session_id,
+        reasons=reasons,
     )

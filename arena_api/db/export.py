@@ -34,6 +34,7 @@ EXPORT_COLUMNS = (
     "winner_slot",
     "mode",
     "method",
+    "reasons",
     "categories",
     "language",
     "model_a_id",
@@ -62,7 +63,7 @@ _WHERE = """
 _ROWS = """
 SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS outcome,
        {winner_slot} AS winner_slot,
-       m.mode, p.method, m.categories, m.language,
+       m.mode, p.method, p.reasons, m.categories, m.language,
        ma.id AS model_a_id, ma.display_name AS model_a,
        mb.id AS model_b_id, mb.display_name AS model_b,
        p.anonymous_session_id AS session,

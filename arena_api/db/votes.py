@@ -28,13 +28,13 @@ __all__ = ["PostgresVotes", "insert_vote", "insert_votes_from"]
 #: The columns a vote is written with, in order.
 VOTE_COLUMNS = (
     "id, matchup_id, vote, winner_model_id, anonymous_session_id, position_bias_meta, method,"
-    " created_at"
+    " reasons, created_at"
 )
 
 _INTO = f"INSERT INTO preferences ({VOTE_COLUMNS})"
 _INSERT = f"""
 {_INTO}
-VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, now())
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::text[], now())
 ON CONFLICT (matchup_id) DO NOTHING
 RETURNING id
 """
@@ -42,15 +42,17 @@ RETURNING id
 
 def insert_votes_from(rows: str) -> str:
     """The bulk form of the same insert, for the demo seeder: ``rows`` is a query of (id,
-    matchup_id, vote, slot A's model, slot B's model, anonymous session, method, created_at);
-    the winner and the slot picked are derived as for one vote."""
+    matchup_id, vote, slot A's model, slot B's model, anonymous session, method, reasons,
+    created_at); the winner and the slot picked are derived as for one vote, and the reasons
+    (a ``text[]``, ``'{}'`` for none) must be checked ones, as ``CastVote.reasons`` are."""
     winner = sql_winner_slot("v.vote", a="v.slot_a", b="v.slot_b")
     picked = sql_winner_slot("v.vote")
     return f"""
 {_INTO}
 SELECT v.id, v.matchup_id, v.vote, {winner}, v.session,
-       jsonb_build_object('selectedSlot', {picked}), v.method, v.created_at
-  FROM ({rows}) AS v (id, matchup_id, vote, slot_a, slot_b, session, method, created_at)
+       jsonb_build_object('selectedSlot', {picked}), v.method, v.reasons, v.created_at
+  FROM ({rows}) AS v (id, matchup_id, vote, slot_a, slot_b, session, method, reasons,
+                      created_at)
 ON CONFLICT (matchup_id) DO NOTHING
 """
 
@@ -66,6 +68,7 @@ async def insert_vote(conn: asyncpg.Connection, vote: CastVote) -> bool:
         vote.session_id,
         json.dumps(vote.meta()),
         vote.method,
+        list(vote.reasons),
     )
     return inserted is not None
 

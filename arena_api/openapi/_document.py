@@ -47,6 +47,7 @@ _MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDi
     (bodies.ModelObject, "serialization"),
     (ChatCompletion, "serialization"),
     (views.VoteReveal, "serialization"),
+    (views.ReasonChoicesView, "serialization"),
     (views.JudgeReveal, "serialization"),
     (views.SuitesView, "serialization"),
     (views.SuiteRunView, "serialization"),

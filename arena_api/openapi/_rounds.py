@@ -1,4 +1,5 @@
-"""The operations that start rounds and take votes: the chat routes (every protocol), the vote."""
+"""The operations that start rounds and take votes: the chat routes (every protocol), the vote
+and its reasons."""
 
 from __future__ import annotations
 
@@ -159,17 +160,42 @@ ROUND_OPERATIONS: tuple[Operation, ...] = (
         errors=(*_JSON_ERRORS, 403, 404, 409, 429, 503),
         body=json_body(
             ref("VoteRequest"),
-            "The matchup, its vote token and the vote.",
+            "The matchup, its vote token, the vote and, optionally, why (`reasons`: some of "
+            "`GET /api/arena/vote-reasons`).",
             {
                 "vote": {
                     "matchupId": "0190f8a2-7b1c-7d3e-9f00-1a2b3c4d5e6f",
                     "matchupToken": "<the matchupToken of matchup_started>",
                     "vote": "left",
-                }
+                },
+                "vote-with-reasons": {
+                    "matchupId": "0190f8a2-7b1c-7d3e-9f00-1a2b3c4d5e6f",
+                    "matchupToken": "<the matchupToken of matchup_started>",
+                    "vote": "left",
+                    "reasons": ["accuracy", "style"],
+                },
             },
         ),
-        description="401 `invalid_token` (bad, expired or another matchup's token); 403 "
-        "`not_votable` (a shadow matchup); 404 `matchup_not_found`; 409 `already_voted`.",
+        description="400 `invalid_reasons` (a reason this arena does not offer, one given "
+        "twice, or more than it offers; `details.reasons` says which; nothing is stored); 401 "
+        "`invalid_token` (bad, expired or another matchup's token); 403 `not_votable` (a shadow "
+        "matchup); 404 `matchup_not_found`; 409 `already_voted`. The reveal echoes the stored "
+        "`reasons`, in the offered order.",
+    ),
+    Operation(
+        "get",
+        "/api/arena/vote-reasons",
+        "getVoteReasons",
+        "The reasons a vote may carry, for clients to offer as chips",
+        "votes",
+        {
+            "200": json_answer(
+                "`ARENA_VOTE_REASONS` in chip order: each reason's id (what a vote sends) and "
+                "label; empty when none are offered.",
+                "ReasonChoicesView",
+            )
+        },
+        errors=(503,),
     ),
     Operation(
         "post",

@@ -1,4 +1,5 @@
-"""The arena's own routes: vote, round and conversation reads, leaderboard, the model list.
+"""The arena's own routes: vote (and its reasons), round and conversation reads, leaderboard, the
+model list.
 
 The chat routes live in ``routes/chat.py``."""
 
@@ -30,6 +31,10 @@ async def vote(request: Request) -> JSONResponse:
     command = parse_command(VoteRequest, await read_json(request))
     reveal = await _arena(request).vote(command)
     return JSONResponse(reveal.wire())
+
+
+async def vote_reasons(request: Request) -> JSONResponse:
+    return JSONResponse(_arena(request).reason_choices().wire())
 
 
 async def matchup(request: Request) -> JSONResponse:
@@ -65,6 +70,7 @@ async def leaderboard(request: Request) -> JSONResponse:
 
 routes: list[BaseRoute] = [
     Route("/api/arena/vote", vote, methods=["POST"], name="vote"),
+    Route("/api/arena/vote-reasons", vote_reasons, methods=["GET"], name="vote_reasons"),
     Route("/api/arena/matchups/{matchup_id}", matchup, methods=["GET"], name="matchup"),
     Route(
         "/api/arena/conversations/{conversation_id}",

@@ -1,9 +1,10 @@
 """Open vote data: every vote as one row, for others to check the leaderboard.
 
-One row per vote: its models, outcome, mode, method (a person or a judge), the prompt's
-categories and language, the two answers' style features and timings, and the voter's session
-as a salted hash (the same session is one name throughout an export; nobody without the salt can
-tell whose it was). Prompts and answers only when asked for (``include_text``).
+One row per vote: its models, outcome, mode, method (a person or a judge), the reasons the
+voter gave (``ARENA_VOTE_REASONS``; an empty list for none), the prompt's categories and
+language, the two answers' style features and timings, and the voter's session as a salted hash
+(the same session is one name throughout an export; nobody without the salt can tell whose it
+was). Prompts and answers only when asked for (``include_text``).
 
 JSON Lines (one object per line, ``arena export`` and ``GET /api/arena/export``) or Parquet
 (``arena export --format parquet``, with the optional ``pyarrow``: ``pip install 'arena[export]'``).
@@ -136,6 +137,7 @@ class _ParquetWriter:
         types: dict[str, Any] = {
             "voted_at": pa.timestamp("us", tz="UTC"),
             "categories": pa.list_(text),
+            "reasons": pa.list_(text),
             "a_output_tokens": integer,
             "b_output_tokens": integer,
             "a_markdown_density": number,

@@ -75,6 +75,7 @@ from arena_api.core.ports import (
     RoundObserver,
     RoundStore,
 )
+from arena_api.core.reasons import VoteReasons
 from arena_api.core.records import (
     DECISIVE_VOTES,
     ConversationRecord,
@@ -84,7 +85,7 @@ from arena_api.core.records import (
 )
 from arena_api.core.requests import ChatRequest, VoteRequest
 from arena_api.core.tokens import MatchupTokenService, TokenClaims, token_hash
-from arena_api.core.views import VoteReveal
+from arena_api.core.views import ReasonChoice, ReasonChoicesView, VoteReveal
 from arena_api.core.votes import HumanSource, cast_vote
 from arena_api.services._reveal import reveal
 from arena_api.services.votes import VoteRecorder
@@ -197,6 +198,7 @@ class ArenaService:
         clock: Clock = SYSTEM_CLOCK,
         roster_ttl_s: float = ROSTER_TTL_S,
         breaker: CircuitBreaker | None = None,
+        reasons: VoteReasons | None = None,
     ) -> None:
         self._repo = repository
         self._votes = votes
@@ -225,6 +227,8 @@ class ArenaService:
         self.breaker = breaker or CircuitBreaker(
             failures=5, window=10, cooldown_s=60, clock=clock.monotonic
         )
+        #: The reasons a person may give with a vote (``ARENA_VOTE_REASONS``).
+        self.reasons = reasons or VoteReasons()
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -676,6 +680,12 @@ class ArenaService:
 
     # -- votes -----------------------------------------------------------------------------------
 
+    def reason_choices(self) -> ReasonChoicesView:
+        """The reasons a vote may carry, for clients to offer as chips."""
+        return ReasonChoicesView(
+            reasons=[ReasonChoice(id=s, label=self.reasons.label(s)) for s in self.reasons.slugs]
+        )
+
     async def votable_matchup(
         self, matchup_id: uuid.UUID, matchup_token: str
     ) -> tuple[MatchupRecord, TokenClaims]:
@@ -707,12 +717,19 @@ class ArenaService:
         ``source`` is where it was cast (``api`` or the arena page, ``ui``).
 
         Raises:
-            VoteError: 401 bad/expired token or claims not matching, 403 shadow matchup,
-                404 unknown matchup, 409 already voted.
+            VoteError: 400 ``invalid_reasons`` (checked first: nothing is stored), 401
+                bad/expired token or claims not matching, 403 shadow matchup, 404 unknown
+                matchup, 409 already voted.
         """
+        reasons = self.reasons.check(request.reasons)
         matchup, claims = await self.votable_matchup(request.matchup_id, request.matchup_token)
         vote = cast_vote(
-            matchup, request.vote, method="human", source=source, session_id=claims.session_id
+            matchup,
+            request.vote,
+            method="human",
+            source=source,
+            session_id=claims.session_id,
+            reasons=reasons,
         )
         if not await self._votes.record(vote):
             raise VoteError(
@@ -723,6 +740,7 @@ class ArenaService:
             models=reveal(matchup),
             continuable=request.vote in DECISIVE_VOTES,
             conversation_id=str(matchup.conversation_id) if matchup.conversation_id else None,
+            reasons=list(reasons),
         )
 
 
