@@ -276,6 +276,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             analytics=PostgresAnalytics(engine),
             paused=lambda: {p.model.id for p in arena.breaker.paused()},
             provisional=ProvisionalRule(settings.provisional_votes, settings.provisional_ci),
+            reasons=arena.reasons,
         )
         chat = OpenAiChatService(
             arena=arena,

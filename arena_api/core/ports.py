@@ -32,6 +32,7 @@ from arena_api.core.views import (
     HeadToHeadView,
     ModelMetricsView,
     RatingHistoryView,
+    ReasonCountsView,
     StyleControlView,
     SummaryView,
     Votes,
@@ -316,6 +317,14 @@ class AnalyticsPort(Protocol):
         """Snapshots with ``computed_at >= since``, ordered by time then model id. With
         ``points``, the refits of at most that many equal spans of the time range: the last
         refit of each span (the newest refit is always kept)."""
+        ...
+
+    async def reason_counts(
+        self, offered: Sequence[str], votes: Votes = "human", category: str | None = None
+    ) -> ReasonCountsView:
+        """The reasons given with votes, per winning model; ``offered`` (the configured
+        reasons) leads the list of reasons. The one read that reads stored votes: only those
+        that carry a reason, through an index over exactly them."""
         ...
 
 

@@ -2,7 +2,9 @@
 
 Nothing here scans ``preferences`` or ``responses``. Each read comes from the summary tables
 that the triggers of migration 0003 keep current (see ``arena_api.db.tables``), so its cost
-grows with models, model pairs and hours of history, never with the number of votes:
+grows with models, model pairs and hours of history, never with the number of votes; the one
+exception, the reasons read, takes only the votes that carry a reason, through an index of them
+alone:
 
 =================  ================================================================================
 read               from
@@ -16,6 +18,8 @@ activity           ``vote_activity`` (hourly per model), bucketed with ``date_tr
 cost               ``model_cost_daily`` (per UTC day and model, kept by migration 0007's trigger)
 style control      ``style_control_coefficients``, ``model_ratings``, ``model_style_ratings``
 rating history     ``model_rating_history`` (its ``computed_at`` index)
+reasons            the votes that carry a reason, through the index of them alone
+                   (``arena_api.db.reasons``); the wins from ``pair_outcome_stats``
 =================  ================================================================================
 
 Every read but style control can be cut to one slice of prompts (``category``: a category, or
@@ -62,6 +66,7 @@ from arena_api.core.views import (
     ModelMetricsView,
     RatingHistoryPoint,
     RatingHistoryView,
+    ReasonCountsView,
     StyleCoefficientView,
     StyleControlView,
     StyleRatedModel,
@@ -69,6 +74,7 @@ from arena_api.core.views import (
     Votes,
 )
 from arena_api.db.outages import raises_unavailable
+from arena_api.db.reasons import read_reason_tally, reason_counts_view
 
 __all__ = ["LATENCY_BUCKET_MS", "PERCENTILES", "PostgresAnalytics"]
 
@@ -588,3 +594,10 @@ class PostgresAnalytics:
             found = _POINTS.validate_json(rows.scalar_one())
             models = await _named(conn, (p.model_id for p in found))
         return RatingHistoryView(models=models, points=found)
+
+    async def reason_counts(
+        self, offered: Sequence[str], votes: Votes = "human", category: str | None = None
+    ) -> ReasonCountsView:
+        async with self._engine.connect() as conn:
+            tally = await read_reason_tally(conn, list(VOTE_METHODS[votes]), category)
+        return reason_counts_view(tally, offered)

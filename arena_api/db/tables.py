@@ -304,6 +304,13 @@ preferences = Table(
         postgresql_include=["vote"],
         postgresql_where=text("method = 'human' AND anonymous_session_id IS NOT NULL"),
     ),
+    # The reasons read counts the votes that carry a reason through this alone (migration 0019).
+    Index(
+        "preferences_reasons_idx",
+        "method",
+        postgresql_include=["winner_model_id", "reasons", "matchup_id"],
+        postgresql_where=text("reasons <> '{}'::text[]"),
+    ),
 )
 
 judge_verdicts = Table(

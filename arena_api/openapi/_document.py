@@ -64,6 +64,7 @@ _MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDi
     (views.CostView, "serialization"),
     (views.StyleControlView, "serialization"),
     (views.RatingHistoryView, "serialization"),
+    (views.ReasonCountsView, "serialization"),
     *((model, "serialization") for model in (*EVENT_MODELS, *STREAM_MODELS)),
 )
 

@@ -218,6 +218,14 @@ READ_OPERATIONS: tuple[Operation, ...] = (
                     ),
                 ),
             ),
+            (
+                "reasons",
+                "getReasonCounts",
+                "Why people voted: each reason counted for the winner of every decisive vote "
+                "that carried it, per model",
+                "ReasonCountsView",
+                (),
+            ),
         )
     ),
     *(

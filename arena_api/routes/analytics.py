@@ -173,6 +173,10 @@ async def rating_history(request: Request) -> Response:
     )
 
 
+async def reason_counts(request: Request) -> Response:
+    return _json(await _reads(request).reason_counts(*_cut(request.query_params)))
+
+
 _PREFIX = "/api/arena/analytics"
 
 routes: list[BaseRoute] = [
@@ -193,4 +197,5 @@ routes: list[BaseRoute] = [
         methods=["GET"],
         name="analytics_rating_history",
     ),
+    Route(f"{_PREFIX}/reasons", reason_counts, methods=["GET"], name="analytics_reasons"),
 ]

@@ -20,6 +20,7 @@ from arena_api.core.ports import (
     StyleCoefficient,
     StyleSpread,
 )
+from arena_api.core.reasons import VoteReasons
 from arena_api.core.records import DECISIVE_VOTES
 from arena_api.core.scale import SCALE
 from arena_api.core.standing import DEFAULT_RULE, ProvisionalRule, RatedRow, rank_ranges
@@ -43,6 +44,7 @@ from arena_api.core.views import (
     MatchupView,
     ModelMetricsView,
     RatingHistoryView,
+    ReasonCountsView,
     SharedMatchupView,
     StyleControl,
     StyleControlView,
@@ -68,8 +70,11 @@ class ReadService:
         analytics: AnalyticsPort | None = None,
         paused: Callable[[], Collection[uuid.UUID]] = frozenset,
         provisional: ProvisionalRule = DEFAULT_RULE,
+        reasons: VoteReasons | None = None,
     ) -> None:
         self._repo = repository
+        #: The reasons offered with a vote (``ARENA_VOTE_REASONS``): they lead the reason counts.
+        self._reasons = reasons or VoteReasons()
         self._analytics = analytics
         #: The models the circuit breaker paused now (the leaderboard marks them).
         self._paused = paused
@@ -367,6 +372,16 @@ class ReadService:
             )
         return await self._analytics_port().rating_history(
             _aware(since), points, check_votes(votes), check_category(category)
+        )
+
+    async def reason_counts(
+        self, votes: Votes = "human", category: str | None = None
+    ) -> ReasonCountsView:
+        """Why people voted, per model: each reason counted for the winner of every decisive
+        vote that carried it, beside the model's wins; reasons given with a tie, a both-bad
+        vote or a skip apart (``undecided``). The offered reasons lead the list."""
+        return await self._analytics_port().reason_counts(
+            self._reasons.slugs, check_votes(votes), check_category(category)
         )
 
 
