@@ -6,6 +6,7 @@ plain rows (``list[dict]``) so recharts can plot them as they are.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import reflex as rx
@@ -14,13 +15,42 @@ from arena_api.core.boards import Board
 from arena_api.core.categories import LANGUAGE_PREFIX, check_slice
 from arena_api.core.populations import VOTE_METHODS
 from arena_api.core.sides import VOTES
-from arena_api.core.views import Votes
+from arena_api.core.views import LeaderboardEntry, Votes
 from arena_api.services.reads import check_category, check_votes
 from arena_app.backend import services
 from arena_app.formatting import dollars
 
 #: The vote labels, in the kernel's order (each is an ``ActivityVotes`` field).
 OUTCOME_KEYS = VOTES
+#: How many models the time charts show until the reader picks others: the board's top.
+SERIES_SHOWN = 8
+#: Lines that can be told apart, so the most models a time chart shows at once; the picker
+#: gives each model the first colour no other shown model has.
+SERIES_COLORS = (
+    "#3e63dd",
+    "#e5484d",
+    "#30a46c",
+    "#f76b15",
+    "#8e4ec6",
+    "#12a594",
+    "#d6409f",
+    "#ad7f58",
+    "#00a2c7",
+    "#ffb224",
+    "#60646c",
+    "#5c7c2f",
+)
+#: The longest model name a ranked chart prints whole (a longer one ends in an ellipsis).
+NAME_CHARS = 24
+#: The tie-rate chart's pairs: those whose tie rate is surely highest.
+TIE_PAIRS = 20
+#: The spend per day stacks this many models (the dearest) and the rest as one bar.
+SPEND_SHOWN = 7
+#: How many models the pair matrix shows unless the reader asks for more: its choices.
+MATRIX_SIZES = ("10", "20", "30", "all")
+MATRIX_SIZE = "20"
+#: The matrix's orders: the board's (rating), by name, by games played.
+MATRIX_ORDERS = ("rating", "name", "games")
 # The rating-over-time chart shows at most this many refits, spread over the whole history (a
 # refit every 5 minutes makes 8,640 a month).
 HISTORY_POINTS = 200
@@ -59,6 +89,80 @@ def _dumbbell_row(name: str, **ends: float) -> dict[str, Any]:
     return {"name": name, **values, "span": [min(values.values()), max(values.values())]}
 
 
+def name_width(names: list[str]) -> int:
+    """Pixels a ranked chart's name column needs for its longest name in 12 px type on one
+    line (up to ``NAME_CHARS`` characters: a phone's chart keeps room for its bars)."""
+    longest = max((len(n) for n in names), default=0)
+    return max(80, 24 + round(8.2 * min(longest, NAME_CHARS)))
+
+
+def _wilson_lower(hits: int, trials: int, z: float = 1.96) -> float:
+    """The lower end of the Wilson score interval of ``hits`` in ``trials`` (95 %)."""
+    if not trials:
+        return 0.0
+    p = hits / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    return (centre - spread) / (1 + z * z / trials)
+
+
+def _rating_axis(values: list[float]) -> tuple[list[float], bool]:
+    """An axis over the middle 98 % of ``values`` (sorted), padded and rounded to tens."""
+    if not values:
+        return [0.0, 1.0], False
+    cut = len(values) // 100
+    low, high = values[cut], values[len(values) - 1 - cut]
+    pad = max(10.0, 0.05 * (high - low))
+    domain = [math.floor((low - pad) / 10) * 10.0, math.ceil((high + pad) / 10) * 10.0]
+    return domain, values[0] < domain[0] or values[-1] > domain[1]
+
+
+def _tone(rate: float) -> str:
+    """A matrix cell's background: green above 50 %, red below, stronger the further away."""
+    if rate < 0:
+        return "transparent"
+    strength = 0.08 + 0.6 * min(abs(rate - 50) / 50, 1.0)
+    rgb = "48,164,108" if rate >= 50 else "229,72,77"
+    return f"rgba({rgb},{strength:.2f})"
+
+
+_UNNAMED = "(unnamed model)"
+
+
+def _matrix_cell(row: int, column: int, cells: dict[str, list[int]]) -> dict[str, str]:
+    """One cell: the row's score against the column (wins and half the ties, in %), the games,
+    its tone and the pair it stands for ("" where none was played)."""
+    if row == column:
+        return {"label": "—", "games": "—", "tone": "var(--gray-a3)", "pair": ""}
+    pair = f"{row}|{column}"
+    record = cells.get(pair)
+    if record is None or not record[3]:
+        return {"label": "", "games": "", "tone": "transparent", "pair": ""}
+    wins, _, ties, games = record
+    rate = _pct(wins + ties / 2, games)
+    return {"label": f"{rate:.0f}%", "games": f"{games:,}", "tone": _tone(rate), "pair": pair}
+
+
+def _shifts(models: list[LeaderboardEntry]) -> list[dict[str, Any]]:
+    """Each model's move under style control, in the default order: places ``up`` or
+    ``down`` (one of them 0, so the other's bar shows alone) and both ranks for the tooltip."""
+    by_default = sorted(models, key=lambda m: -(m.rating or 0))
+    by_style = sorted(models, key=lambda m: -(m.style_controlled_rating or 0))
+    styled_rank = {m.id: i for i, m in enumerate(by_style, 1)}
+    rows = []
+    for rank, m in enumerate(by_default, 1):
+        moved = rank - styled_rank[m.id]
+        rows.append(
+            {
+                "name": m.display_name,
+                "up": max(moved, 0),
+                "down": min(moved, 0),
+                "ranks": f"#{rank} by default, #{styled_rank[m.id]} style-controlled",
+            }
+        )
+    return rows
+
+
 class InsightsState(rx.State):
     """Summary strip and notice (every tab), then one group of rows per tab."""
 
@@ -74,11 +178,25 @@ class InsightsState(rx.State):
     provisional: str = ""
     rated: list[dict[str, Any]] = []
     styled: list[dict[str, Any]] = []
-    bump: list[dict[str, Any]] = []
-    bump_names: list[str] = []
+    #: Places each model moves under style control, in the board's order (up or down).
+    shifts: list[dict[str, Any]] = []
+    #: The pixels a ranked chart's names take (``name_width``) on the tab on screen.
+    names_px: int = 120
 
+    #: The matrix's shown rows (``name``, ``cells``) and columns, in the same order.
     matrix: list[dict[str, Any]] = []
     matrix_names: list[str] = []
+    matrix_size: str = MATRIX_SIZE
+    matrix_order: str = "rating"
+    matrix_filter: str = ""
+    #: What the matrix shows of how many ("20 of 30 models, by rating").
+    matrix_caption: str = ""
+    #: The models with games in the matrix, shown or not.
+    matrix_total: int = 0
+    #: Every model of the matrix in the board's order, and each ordered pair's record
+    #: ("i|j": wins of i, wins of j, ties, games), to shape the shown part without a reload.
+    _h2h_names: list[str] = []
+    _h2h_cells: dict[str, list[int]] = {}
     show_games: bool = False
     pair_detail: str = ""
     tie_rates: list[dict[str, Any]] = []
@@ -88,12 +206,28 @@ class InsightsState(rx.State):
     positions: list[dict[str, Any]] = []
     metrics: list[dict[str, Any]] = []
 
+    #: The time charts' rows with the shown models' values only, keyed ``m<n>`` (``_series``).
     history: list[dict[str, Any]] = []
-    history_names: list[str] = []
     volume: list[dict[str, Any]] = []
     cumulative: list[dict[str, Any]] = []
+    #: The models the time charts show (``key``, ``name``, ``color``), and those they could.
+    series_shown: list[dict[str, str]] = []
+    #: The rating chart's axis: the middle 98 % of the shown values (the first refits, on
+    #: a handful of votes, swing hundreds of points and would flatten every later line), and
+    #: whether some values lie beyond it.
+    history_domain: list[float] = [0.0, 1.0]
+    history_clipped: bool = False
+    series_more: list[dict[str, str]] = []
+    #: Every model with a rating history or games: its short key by id (kept across reloads,
+    #: so a pick survives one), its name, and the rows with every model's values.
+    _series: dict[str, str] = {}
+    _series_names: dict[str, str] = {}
+    _series_ranked: list[str] = []
+    _history_rows: list[dict[str, Any]] = []
+    _cumulative_rows: list[dict[str, Any]] = []
     spend: list[dict[str, Any]] = []
-    spend_names: list[str] = []
+    #: The stacked spend's series: the dearest models, then "Other models" (``key``, ``name``).
+    spend_names: list[dict[str, str]] = []
     spend_by_model: list[dict[str, str]] = []
     spend_total: str = ""
 
@@ -278,21 +412,14 @@ class InsightsState(rx.State):
             )
             for m in both
         ]
-        by_default = sorted(both, key=lambda m: -(m.rating or 0))
-        by_style = sorted(both, key=lambda m: -(m.style_controlled_rating or 0))
-        bump_names = [m.display_name for m in by_default]
-        bump = [
-            {"stage": "Default", **{m.display_name: i for i, m in enumerate(by_default, 1)}},
-            {"stage": "Style-controlled", **{m.display_name: i for i, m in enumerate(by_style, 1)}},
-        ]
         self._update(
             rankings=rankings,
             unplayed=unplayed,
             rated=rated,
             provisional=provisional,
             styled=styled,
-            bump_names=bump_names,
-            bump=bump,
+            shifts=_shifts(both),
+            names_px=name_width([m.display_name for m in board.models]),
         )
 
     def _update(self, **values: Any) -> None:
@@ -308,55 +435,36 @@ class InsightsState(rx.State):
         view = await services().reads.head_to_head(self._population(), self._slice())
         board = await services().reads.leaderboard(self._board())
         names = {m.id: m.display_name for m in view.models}
-        order = [m.display_name for m in board.models if m.display_name in names.values()]
-        cells: dict[tuple[str, str], dict[str, Any]] = {}
+        played = {i for pair in view.pairs for i in (pair.model_a_id, pair.model_b_id)}
+        # The board's order, then the models with games the board does not list (paused or
+        # archived), by name.
+        order = [m.id for m in board.models if m.id in played]
+        order += sorted(played - set(order), key=lambda i: names.get(i, ""))
+        index = {model_id: i for i, model_id in enumerate(order)}
+        cells: dict[str, list[int]] = {}
         ties: list[dict[str, Any]] = []
         for pair in view.pairs:
-            a, b = names.get(pair.model_a_id), names.get(pair.model_b_id)
-            if a is None or b is None:
-                continue
-            decided = pair.a_wins + pair.b_wins + pair.ties
-            cells[(a, b)] = {
-                "wins": pair.a_wins,
-                "ties": pair.ties,
-                "games": pair.games,
-                "rate": _pct(pair.a_wins + pair.ties / 2, decided),
-            }
-            cells[(b, a)] = {
-                "wins": pair.b_wins,
-                "ties": pair.ties,
-                "games": pair.games,
-                "rate": _pct(pair.b_wins + pair.ties / 2, decided),
-            }
+            i, j = index[pair.model_a_id], index[pair.model_b_id]
+            cells[f"{i}|{j}"] = [pair.a_wins, pair.b_wins, pair.ties, pair.games]
+            cells[f"{j}|{i}"] = [pair.b_wins, pair.a_wins, pair.ties, pair.games]
             if pair.games:
-                ties.append({"pair": f"{a} vs {b}", "tie_rate": _pct(pair.ties, pair.games)})
-        self.matrix_names = order
-        self.matrix = [
-            {
-                "name": row,
-                "cells": [
+                a, b = names.get(pair.model_a_id, _UNNAMED), names.get(pair.model_b_id, _UNNAMED)
+                ties.append(
                     {
-                        "key": f"{row}|{column}",
-                        "rate": cells.get((row, column), {}).get("rate", -1.0),
-                        "games": cells.get((row, column), {}).get("games", 0),
-                        "label": ""
-                        if row == column or (row, column) not in cells
-                        else f"{cells[(row, column)]['rate']:.0f}%",
-                        "games_label": ""
-                        if (row, column) not in cells
-                        else str(cells[(row, column)]["games"]),
-                        "detail": ""
-                        if (row, column) not in cells
-                        else f"{row} vs {column}: {cells[(row, column)]['wins']} wins, "
-                        f"{cells[(column, row)]['wins']} losses, {cells[(row, column)]['ties']} "
-                        f"ties over {cells[(row, column)]['games']} games",
+                        "pair": f"{a} vs {b}",
+                        "tie_rate": _pct(pair.ties, pair.games),
+                        "games": pair.games,
+                        "_rank": _wilson_lower(pair.ties, pair.games),
                     }
-                    for column in order
-                ],
-            }
-            for row in order
-        ]
-        self.tie_rates = sorted(ties, key=lambda t: -float(t["tie_rate"]))[:20]
+                )
+        self._h2h_names = [names.get(i, _UNNAMED) for i in order]
+        self._h2h_cells = cells
+        self.pair_detail = ""
+        self._publish_matrix()
+        # Ranked by the lower end of the tie rate's interval: a pair tied in its only two
+        # games does not top the list over one that ties a third of a thousand.
+        ties.sort(key=lambda t: -float(t.pop("_rank")))
+        self.tie_rates = ties[:TIE_PAIRS]
         groups = board.components.groups
         if board.components.count is None:
             self.components_note = "Connectivity is known once the rating process has run."
@@ -369,13 +477,68 @@ class InsightsState(rx.State):
                 "within a group until games bridge them."
             )
 
+    def _publish_matrix(self) -> None:
+        """The shown part of the matrix: the models matching the filter, in the order picked,
+        as many as the size allows; rows and columns alike, so each row has a cell under
+        every column header (the diagonal one too)."""
+        names, cells = self._h2h_names, self._h2h_cells
+        games = [0] * len(names)
+        for key, (_, _, _, played) in cells.items():
+            games[int(key.split("|", 1)[0])] += played
+        needle = self.matrix_filter.strip().casefold()
+        shown = [i for i, name in enumerate(names) if needle in name.casefold()]
+        if self.matrix_order == "name":
+            shown.sort(key=lambda i: names[i].casefold())
+        elif self.matrix_order == "games":
+            shown.sort(key=lambda i: -games[i])
+        matching = len(shown)
+        if self.matrix_size != "all":
+            shown = shown[: int(self.matrix_size)]
+        self.matrix_total = len(names)
+        self.matrix_names = [names[i] for i in shown]
+        self.matrix = [
+            {"name": names[i], "cells": [_matrix_cell(i, j, cells) for j in shown]} for i in shown
+        ]
+        which = f" matching “{self.matrix_filter.strip()}”" if needle else ""
+        self.matrix_caption = (
+            f"{len(shown)} of {len(names)} models{which}, by {self.matrix_order}"
+            if matching
+            else f"No model matches “{self.matrix_filter.strip()}”."
+        )
+
+    @rx.event
+    def set_matrix_size(self, value: str | list[str]) -> None:
+        if isinstance(value, str) and value in MATRIX_SIZES:
+            self.matrix_size = value
+            self._publish_matrix()
+
+    @rx.event
+    def set_matrix_order(self, value: str | list[str]) -> None:
+        if isinstance(value, str) and value in MATRIX_ORDERS:
+            self.matrix_order = value
+            self._publish_matrix()
+
+    @rx.event
+    def set_matrix_filter(self, value: str) -> None:
+        self.matrix_filter = value[:100]
+        self._publish_matrix()
+
     @rx.event
     def toggle_games(self) -> None:
         self.show_games = not self.show_games
 
     @rx.event
-    def select_pair(self, detail: str) -> None:
-        self.pair_detail = detail
+    def select_pair(self, pair: str) -> None:
+        """Say what a clicked cell ("i|j", indices into the matrix's models) stands for."""
+        record = self._h2h_cells.get(pair)
+        if record is None:
+            self.pair_detail = ""
+            return
+        row, column = (self._h2h_names[int(i)] for i in pair.split("|", 1))
+        wins, losses, ties, games = record
+        self.pair_detail = (
+            f"{row} vs {column}: {wins} wins, {losses} losses, {ties} ties over {games} games"
+        )
 
     @rx.event
     async def load_style(self) -> None:
@@ -390,14 +553,18 @@ class InsightsState(rx.State):
             for effect in board.style_control.effects
         ]
         view = await services().reads.model_metrics(self._population(), self._slice())
+        self._update(names_px=name_width([m.display_name for m in view.models]))
         win_rates = {m.id: m.win_rate * 100 for m in board.models}
+        # The board's order, as on the rankings tab; models the board does not list last.
+        place = {m.id: i for i, m in enumerate(board.models)}
+        models = sorted(view.models, key=lambda m: (place.get(m.id, len(place)), m.display_name))
         self.positions = [
             _dumbbell_row(
                 m.display_name,
                 slot_a=_pct(m.slot_a_wins, m.slot_a_games),
                 slot_b=_pct(m.slot_b_wins, m.slot_b_games),
             )
-            for m in view.models
+            for m in models
             if m.slot_a_games or m.slot_b_games
         ]
         self.metrics = [
@@ -409,26 +576,47 @@ class InsightsState(rx.State):
                 "ttft": round(m.ttft_ms_p50 or 0),
                 "latency": [round(m.duration_ms_p50 or 0), round(m.duration_ms_p90 or 0)],
             }
-            for m in view.models
+            for m in models
             if m.responses
         ]
 
     @rx.event
     async def load_activity(self) -> None:
         await self._summary()
-        history = await services().reads.rating_history(
+        reads = services().reads
+        history = await reads.rating_history(
             points=HISTORY_POINTS, votes=self._population(), category=self._slice()
         )
-        names = {m.id: m.display_name for m in history.models}
+        activity = await reads.activity("day", votes=self._population(), category=self._slice())
+        names = {m.id: m.display_name for m in (*history.models, *activity.models)}
+        keys = dict(self._series)
+        for model_id in names:
+            keys.setdefault(model_id, f"m{len(keys)}")
         by_time: dict[str, dict[str, Any]] = {}
-        for point in history.points:
-            key = point.computed_at.isoformat()
-            row = by_time.setdefault(key, {"at": point.computed_at.strftime("%b %d %H:%M")})
-            row[names.get(point.model_id, point.model_id)] = round(point.rating, 1)
-        self.history = [by_time[k] for k in sorted(by_time)]
-        self.history_names = sorted({n for row in self.history for n in row if n != "at"})
-        activity = await services().reads.activity(
-            "day", votes=self._population(), category=self._slice()
+        latest: dict[str, float] = {}
+        for point in history.points:  # in time order
+            row = by_time.setdefault(
+                point.computed_at.isoformat(), {"at": point.computed_at.strftime("%b %d %H:%M")}
+            )
+            row[keys[point.model_id]] = round(point.rating, 1)
+            latest[point.model_id] = point.rating
+        games = activity.cumulative_games[-1].games if activity.cumulative_games else {}
+        # The board's top first (the latest rating), then the unrated by games played.
+        ranked = sorted(
+            {*latest, *games},
+            key=lambda i: (i not in latest, -latest.get(i, 0.0), -games.get(i, 0), names[i]),
+        )
+        self._series = keys
+        self._series_names = {keys[i]: names[i] for i in ranked}
+        self._series_ranked = [keys[i] for i in ranked]
+        self._history_rows = [by_time[k] for k in sorted(by_time)]
+        self._cumulative_rows = [
+            {"day": c.bucket_start.strftime("%b %d"), **{keys[i]: n for i, n in c.games.items()}}
+            for c in activity.cumulative_games
+        ]
+        kept = [s for s in self.series_shown if s["key"] in self._series_names]
+        self._publish_series(
+            [{**s, "name": self._series_names[s["key"]]} for s in kept] or self._top_series()
         )
         self.volume = [
             {
@@ -437,30 +625,71 @@ class InsightsState(rx.State):
             }
             for v in activity.votes
         ]
-        model_names = {m.id: m.display_name for m in activity.models}
-        self.cumulative = [
-            {
-                "day": c.bucket_start.strftime("%b %d"),
-                **{model_names.get(i, i): n for i, n in c.games.items()},
-            }
-            for c in activity.cumulative_games
-        ]
-        if not self.history_names:
-            self.history_names = sorted(model_names.values())
         await self._spend()
+
+    def _top_series(self) -> list[dict[str, str]]:
+        return [
+            {"key": key, "name": self._series_names[key], "color": color}
+            for key, color in zip(self._series_ranked[:SERIES_SHOWN], SERIES_COLORS, strict=False)
+        ]
+
+    def _publish_series(self, shown: list[dict[str, str]]) -> None:
+        """Show ``shown`` on the time charts: their rows carry those models' values only."""
+        keys = [s["key"] for s in shown]
+        self.series_shown = shown
+        self.series_more = [
+            {"key": key, "name": self._series_names[key]}
+            for key in self._series_ranked
+            if key not in keys
+        ]
+        self.history = [
+            {"at": r["at"], **{k: r[k] for k in keys if k in r}} for r in self._history_rows
+        ]
+        self.cumulative = [
+            {"day": r["day"], **{k: r[k] for k in keys if k in r}} for r in self._cumulative_rows
+        ]
+        values = sorted(float(r[k]) for r in self.history for k in keys if k in r)
+        self.history_domain, self.history_clipped = _rating_axis(values)
+
+    @rx.event
+    def add_series(self, key: str) -> None:
+        """Draw another model on the time charts, in the first colour no shown model has."""
+        used = {s["color"] for s in self.series_shown}
+        free = [c for c in SERIES_COLORS if c not in used]
+        shown = {s["key"] for s in self.series_shown}
+        if key not in self._series_names or key in shown or not free:
+            return
+        name = self._series_names[key]
+        self._publish_series([*self.series_shown, {"key": key, "name": name, "color": free[0]}])
+
+    @rx.event
+    def remove_series(self, key: str) -> None:
+        self._publish_series([s for s in self.series_shown if s["key"] != key])
+
+    @rx.event
+    def reset_series(self) -> None:
+        """Back to the board's top ``SERIES_SHOWN``."""
+        self._publish_series(self._top_series())
 
     async def _spend(self) -> None:
         """What answers cost, per day and model (dollars), and per model over all days."""
         cost = await services().reads.cost("day", category=self._slice())
-        names = {m.id: m.display_name for m in cost.models}
+        # The dearest models stacked one by one, the rest as one bar: the day's total stays
+        # whole and the legend short.
+        priced = [m for m in cost.models if m.priced_responses]  # dearest first
+        stacked = {m.id: f"s{i}" for i, m in enumerate(priced[:SPEND_SHOWN])}
         by_day: dict[str, dict[str, Any]] = {}
         for point in cost.series:
-            key = point.bucket_start.isoformat()
-            row = by_day.setdefault(key, {"day": point.bucket_start.strftime("%b %d")})
-            row[names[point.model_id]] = round(point.cost_usd, 6)
+            key = stacked.get(point.model_id, "rest")
+            day = by_day.setdefault(
+                point.bucket_start.isoformat(), {"day": point.bucket_start.strftime("%b %d")}
+            )
+            day[key] = round(day.get(key, 0.0) + point.cost_usd, 6)
         self.spend = [by_day[k] for k in sorted(by_day)] if cost.total.cost_usd > 0 else []
-        # In name order, so each model keeps the colour the other charts give it.
-        self.spend_names = sorted(m.display_name for m in cost.models if m.priced_responses)
+        rest = len(priced) - SPEND_SHOWN
+        self.spend_names = [
+            {"key": stacked[m.id], "name": m.display_name} for m in priced[:SPEND_SHOWN]
+        ] + ([{"key": "rest", "name": f"{rest} other models"}] if rest > 0 else [])
         self.spend_by_model = [
             {
                 "name": m.display_name,
