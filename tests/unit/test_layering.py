@@ -16,6 +16,7 @@ STDLIB = sys.stdlib_module_names
 #: is pure, so each of them is too; the test below keeps their own imports inside the kernel.
 KERNEL = (
     "arena_api.core.boards",
+    "arena_api.core.lifecycle",
     "arena_api.core.populations",
     "arena_api.core.scale",
     "arena_api.core.sides",
@@ -27,7 +28,8 @@ KERNEL_DEPENDENCIES = ("arena_api.core.categories", "arena_api.core.errors")
 # package -> top-level imports it may use besides the standard library
 RULES: dict[str, tuple[str, ...]] = {
     # typing_extensions (pydantic's own dependency): its TypedDict, which pydantic needs on 3.11.
-    "arena_api/core": ("pydantic", "typing_extensions", "arena_api.core"),
+    # phonenumbers: libphonenumber's rules, pure text like the scrubber that uses them.
+    "arena_api/core": ("pydantic", "typing_extensions", "phonenumbers", "arena_api.core"),
     "arena_api/protocols": (
         "pydantic",
         "typing_extensions",
