@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from arena_api.core.sides import Vote
 from arena_api.interop.battles import MAX_EXCHANGES, BadRecord, Battle, Exchange
+from arena_api.interop.jsonstream import json_values
 
 __all__ = [
     "LANGUAGE_NAMES",
@@ -87,7 +88,6 @@ _UNKNOWN = "unknown"
 MAX_NAME = 400
 #: tstamp must fall between these (Unix seconds): 2000-01-01 and 2100-01-01.
 _EARLIEST, _LATEST = 946_684_800, 4_102_444_800
-_CHUNK = 1 << 20
 
 
 def language_name(code: str | None) -> str:
@@ -110,63 +110,9 @@ def language_code(name: object) -> str | None:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def _objects(stream: IO[str]) -> Iterator[tuple[str, object]]:
-    """Each top-level value of a JSON array or of JSON Lines, with where it is: ``line N`` or
-    ``item N``; a value that does not parse is yielded as a ``BadRecord``-to-be (``ValueError``)."""
-    head = stream.read(_CHUNK)
-    if head.lstrip().startswith("["):
-        yield from _array_items(stream, head)
-        return
-    lines = (head + stream.readline()).splitlines(keepends=True)
-    number = 0
-    while lines:
-        for line in lines:
-            number += 1
-            if line.strip():
-                try:
-                    yield f"line {number}", json.loads(line)
-                except ValueError as exc:
-                    yield f"line {number}", ValueError(f"not JSON ({exc.args[0]})")
-        chunk = stream.read(_CHUNK)
-        lines = (chunk + stream.readline()).splitlines(keepends=True) if chunk else []
-
-
-def _array_items(stream: IO[str], buffer: str) -> Iterator[tuple[str, object]]:
-    """The items of a JSON array read a chunk at a time (``raw_decode`` one item at a time)."""
-    decoder = json.JSONDecoder()
-    position = buffer.index("[") + 1
-    index = 0
-    finished = False
-    while True:
-        while position < len(buffer) and buffer[position] in " \t\r\n,":
-            position += 1
-        if position == len(buffer):
-            buffer, position = stream.read(_CHUNK), 0
-            if not buffer:
-                break
-            continue
-        if buffer[position] == "]":
-            finished = True
-            break
-        try:
-            item, position = decoder.raw_decode(buffer, position)
-        except ValueError as exc:
-            # An item cut by the chunk's end, or one that is not JSON: read on to tell.
-            more = stream.read(_CHUNK)
-            if not more:
-                yield f"item {index}", ValueError(f"not JSON ({exc.args[0]})")
-                return
-            buffer, position = buffer[position:] + more, 0
-            continue
-        yield f"item {index}", item
-        index += 1
-    if not finished:
-        yield f"item {index}", ValueError("the JSON array is not closed")
-
-
 def read_battles(stream: IO[str]) -> Iterator[Battle | BadRecord]:
     """Every record of an LMArena battle file, as a battle or as the reason it is not one."""
-    for where, value in _objects(stream):
+    for where, value in json_values(stream):
         if isinstance(value, ValueError):
             yield BadRecord(where, str(value))
             continue

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from arena_api.interop import lmarena
+from arena_api.interop import jsonstream, lmarena
 from arena_api.interop.battles import BadRecord, Battle, Exchange
 
 
@@ -38,7 +38,7 @@ def _read(text: str) -> list[Battle | BadRecord]:
 def test_an_array_and_json_lines_read_alike_whatever_the_chunk_size(
     monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    monkeypatch.setattr(lmarena, "_CHUNK", chunk)
+    monkeypatch.setattr(jsonstream, "_CHUNK", chunk)
     records = [_record(n) for n in range(50)]
 
     as_array = _read(json.dumps(records, indent=1))
