@@ -745,9 +745,8 @@ SETTINGS: tuple[Setting, ...] = (
         "ARENA_VOTE_REASONS",
         ",".join(DEFAULT_VOTE_REASONS),
         "Reasons a voter may tick with a vote (chips under the vote buttons, `reasons` in "
-        "`POST /api/arena/vote`, `!a accuracy,style` in a chat), in the order shown; stored "
-        "with the vote, exported, and counted per winning model on the insights page. Empty: "
-        "no reasons are offered.",
+        "`POST /api/arena/vote`), in the order shown; stored with the vote, exported, and "
+        "counted per winning model on the insights page. Empty: no reasons are offered.",
         _vote_reasons(),
         attr="vote_reasons",
         group="arena",

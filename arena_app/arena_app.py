@@ -20,6 +20,7 @@ from arena_app.state.insights import InsightsState
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.shared import SharedState
 from arena_app.state.suites import SuitesState
+from arena_app.state.vote_reasons import VoteReasonsState
 
 # Reflex needs the API's Starlette app now, to mount itself under it; its services are built
 # only when the server starts (``serve_api``).
@@ -50,7 +51,7 @@ app.add_page(
     index,
     route=routes.ARENA,
     title="Arena",
-    on_load=[ArenaState.on_load, LeaderboardState.load],
+    on_load=[ArenaState.on_load, LeaderboardState.load, VoteReasonsState.load],
 )
 app.add_page(
     lambda: rx.fragment(),

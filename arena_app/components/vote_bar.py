@@ -1,10 +1,12 @@
-"""The five vote buttons (with keyboard shortcuts 1–5) and what follows a vote."""
+"""The five vote buttons (with keyboard shortcuts 1–5), the optional reason chips, and what
+follows a vote."""
 
 from __future__ import annotations
 
 import reflex as rx
 
 from arena_app.state.arena import ArenaState
+from arena_app.state.vote_reasons import VoteReasonsState
 
 VOTES: tuple[tuple[str, str, str], ...] = (
     ("left", "A is better", "1"),
@@ -33,6 +35,43 @@ def _judge_verdict() -> rx.Component:
         ),
         max_width="48em",
         text_align="center",
+    )
+
+
+def _reason_chip(choice: rx.Var[dict[str, str]]) -> rx.Component:
+    """One reason as a toggle button: ticked, it is sent with the vote (Tab to it, Space)."""
+    ticked = VoteReasonsState.picked.contains(choice["id"])
+    return rx.button(
+        rx.cond(ticked, rx.icon("check", size=12)),
+        choice["label"],
+        on_click=VoteReasonsState.toggle(choice["id"]),
+        disabled=~ArenaState.votable,
+        variant=rx.cond(ticked, "solid", "outline"),
+        color_scheme=rx.cond(ticked, "accent", "gray"),
+        size="1",
+        radius="full",
+        aria_pressed=rx.cond(ticked, "true", "false"),
+        data_testid="reason-" + choice["id"].to(str),
+    )
+
+
+def _reason_chips() -> rx.Component:
+    """Why (optional): the offered reasons, shown while the round can be voted on and, after
+    the vote, the ones that were sent with it."""
+    return rx.cond(
+        (VoteReasonsState.choices.length() > 0)
+        & (ArenaState.votable | (VoteReasonsState.picked.length() > 0)),
+        rx.hstack(
+            rx.text("Why? (optional)", size="1", color_scheme="gray", id="vote-reasons-label"),
+            rx.foreach(VoteReasonsState.choices, _reason_chip),
+            role="group",
+            aria_labelledby="vote-reasons-label",
+            wrap="wrap",
+            spacing="1",
+            justify="center",
+            align="center",
+            data_testid="vote-reasons",
+        ),
     )
 
 
@@ -68,6 +107,7 @@ def vote_bar() -> rx.Component:
             spacing="2",
             justify="center",
         ),
+        _reason_chips(),
         rx.cond(ArenaState.judge_verdict != "", _judge_verdict()),
         rx.cond(
             ArenaState.vote_cast != "",

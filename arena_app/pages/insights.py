@@ -10,6 +10,7 @@ from reflex.vars.function import FunctionStringVar
 
 from arena_app import routes
 from arena_app.components.layout import layout
+from arena_app.components.reason_counts import reason_counts_panel
 from arena_app.state.insights import (
     MATRIX_ORDERS,
     MATRIX_SIZES,
@@ -717,6 +718,7 @@ def style_tab() -> rx.Component:
                 data=s.metrics,
             ),
         ),
+        reason_counts_panel(),
     )
 
 

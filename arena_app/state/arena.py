@@ -34,6 +34,7 @@ from arena_app.backend import services
 from arena_app.formatting import dollars
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.pane_text import freeze_blocks, shows_as_typed
+from arena_app.state.vote_reasons import VoteReasonsState
 
 # Each answer streams into a state of its own (``PaneAState``, ``PaneBState``), so that a flush
 # re-renders one pane, not the page. Every token reaches the page at once through the round's
@@ -260,6 +261,9 @@ class ArenaState(rx.State):
 
     async def _clear_round(self) -> None:
         await self._reset_text()
+        reasons = await self.get_state(VoteReasonsState)
+        if reasons.picked:
+            reasons.picked = []
         self.error_a = self.error_b = ""
         self.done_a = self.done_b = False
         self.matchup_id = self.vote_cast = self.reveal_a = self.reveal_b = ""
@@ -496,11 +500,17 @@ class ArenaState(rx.State):
     async def vote(self, choice: str) -> Any:
         if not self.can_vote or choice not in VOTE_LABELS or await self._over_limit("vote"):
             return None
+        reasons = (await self.get_state(VoteReasonsState)).picked
         try:
             reveal = await services().arena.vote(
                 parse_command(
                     VoteRequest,
-                    {"matchupId": self.matchup_id, "matchupToken": self._token, "vote": choice},
+                    {
+                        "matchupId": self.matchup_id,
+                        "matchupToken": self._token,
+                        "vote": choice,
+                        "reasons": reasons,
+                    },
                 ),
                 source="ui",
             )
@@ -550,6 +560,8 @@ class ArenaState(rx.State):
                 return None
             self._record_vote(verdict.vote, verdict.models, verdict.continuable)
             self.judge_verdict = f"Judged by {verdict.judge.name}: {self.outcome}{spent}"
+            # The person's ticked reasons were not the judge's: they are not shown as sent.
+            (await self.get_state(VoteReasonsState)).picked = []
         return LeaderboardState.load
 
     @rx.event
