@@ -8,6 +8,12 @@ set of reasons ticked; the few hundred groups that come back (models times combi
 dozen reasons at most) are spread over single reasons here. The wins each model's counts are
 read against come from the trigger-kept ``pair_outcome_stats`` (``category_pair_stats`` for a
 slice), as the other reads take them.
+
+Measured on 1,000,000 demo votes, 220,562 of them with reasons: every prompt 115 ms (226 ms
+without the index, which matters more the fewer votes say why). A slice of prompts must look up
+each vote's round for its categories and language, which no index of ``preferences`` holds:
+0.5 to 0.8 s. Should slices be read often at that scale, a trigger-kept summary per slice, like
+``category_pair_stats``, is the next step.
 """
 
 from __future__ import annotations
