@@ -41,7 +41,7 @@ from arena_api.db.analytics import PostgresAnalytics
 from arena_api.db.chats import PostgresChatLinks
 from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.export import PostgresVoteRows
-from arena_api.db.judgements import PostgresAutoJudgeQueue
+from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresBackfillRounds
 from arena_api.db.lost import mark_lost_rounds
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.retention import keep_text_for
@@ -61,6 +61,7 @@ from arena_api.services.container import Services
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.judge import JudgeModel, JudgeService
+from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
 from arena_api.services.suites import SuiteService
 from arena_api.services.votes import VoteRecorder
@@ -322,6 +323,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             limiter=shared.limiter,
             metrics=metrics,
             judge=judge,
+            judge_backfill=JudgeBackfill(judge=judge, rounds=PostgresBackfillRounds(pool)),
             suites=suites,
             export=VoteExport(PostgresVoteRows(pool, export_salt(settings, secret))),
             feeds=LiveFeeds(store=shared.feed_store),

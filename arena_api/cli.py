@@ -878,5 +878,94 @@ def suite_run(name: str) -> None:
         sys.exit(1)
 
 
+@cli.group()
+def judge() -> None:
+    """The roster's judge: check it against people."""
+
+
+@judge.command("backfill")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    required=True,
+    help="Ask about at most this many rounds, newest first.",
+)
+@click.option("--category", default=None, help="Only rounds in this slice of prompts.")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation after the estimate.")
+def judge_backfill(limit: int, category: str | None, yes: bool) -> None:
+    """Ask the judge about rounds people voted on and it has not read (people's votes stay).
+
+    The rounds are blind ones with a person's vote (not a skip) and their text; each verdict is
+    stored beside the vote, never as one, and counts in GET /api/arena/analytics/judge-agreement.
+    The cost is estimated first; exit status 1 when the judge kept failing."""
+    from arena_api.core.boards import check_category
+
+    try:
+        check_category(category)
+    except ArenaError as exc:
+        _fail(exc.message)
+    settings = _settings(serving=True)
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        try:
+            stopped = asyncio.run(
+                _judge_backfill(
+                    dataclasses.replace(settings, database_url=url), limit, category, yes
+                )
+            )
+        except ArenaError as exc:
+            _fail(exc.message)
+            return
+    if stopped:
+        sys.exit(1)
+
+
+async def _judge_backfill(settings: Settings, limit: int, category: str | None, yes: bool) -> bool:
+    """Plan, confirm and run a backfill; True when the judge kept failing."""
+    from arena_api.bootstrap import bootstrap  # the whole server's wiring: only when running
+
+    async with bootstrap(settings, serving=False) as services:
+        plan = await services.judge_backfill.plan(limit, category)
+        where = f" in {category}" if category else ""
+        if not plan.matchup_ids:
+            click.echo(f"arena: no round{where} with a person's vote is waiting for the judge")
+            return False
+        cost = "no price in the roster" if plan.cost_usd is None else f"${plan.cost_usd:.4f}"
+        output = (
+            f"{plan.output_per_reading:.0f} per reading as {plan.judge} wrote before"
+            if plan.measured
+            else f"{plan.output_per_reading:.0f} per reading, a guess before its first verdict"
+        )
+        click.echo(
+            f"{plan.judge} will read {len(plan.matchup_ids):,} rounds{where}, newest first:\n"
+            f"  about {plan.input_tokens:,} input tokens (from the stored prompts and answers)\n"
+            f"  about {plan.output_tokens:,} output tokens ({output})\n"
+            f"  estimated cost: {cost}"
+        )
+        if not yes and not await asyncio.to_thread(click.confirm, "Ask the judge?"):
+            click.echo("arena: nothing asked")
+            return False
+        with click.progressbar(
+            length=len(plan.matchup_ids), label="asking the judge", show_pos=True
+        ) as bar:
+            report = await services.judge_backfill.run(plan, bar.update)
+        agreement = await services.reads.judge_agreement(category)
+    outcomes = ", ".join(f"{outcome} {n:,}" for outcome, n in sorted(report.outcomes.items()))
+    spent = "unknown (no price)" if report.cost_usd is None else f"${report.cost_usd:.4f}"
+    click.echo(f"judged {report.judged:,} rounds ({outcomes}); cost {spent}")
+    if report.vanished:
+        click.echo(f"  {report.vanished:,} rounds were gone before their turn")
+    if agreement.agreement is not None:
+        kappa = "" if agreement.kappa is None else f", Cohen's kappa {agreement.kappa:.2f}"
+        click.echo(
+            f"judge vs people{where}: {agreement.n:,} rounds, agreement "
+            f"{agreement.agreement:.0%}{kappa}"
+        )
+    if report.stopped is not None:
+        click.echo(f"arena: stopped early: {report.stopped}", err=True)
+        return True
+    return False
+
+
 def main() -> None:
     cli()

@@ -39,8 +39,10 @@ __all__ = [
 #: A matchup's judged outcome in slot terms: a slot wins, a tie, both bad, no readable verdict,
 #: or no verdict at all (the judge's endpoint failed).
 Outcome = Literal["A", "B", "tie", "both_bad", "unparseable", "failed"]
-#: Who asked: a voter (the route or the UI), the shadow auto-judge, or a suite run.
-JudgementSource = Literal["request", "autojudge", "suite"]
+#: Who asked: a voter (the route or the UI), the shadow auto-judge, a suite run, or ``arena judge
+#: backfill`` (a second opinion on a round a person voted on, to check the judge against people:
+#: stored, never a vote).
+JudgementSource = Literal["request", "autojudge", "suite", "backfill"]
 
 SYSTEM_PROMPT = (
     "You are an impartial judge of AI assistants. Compare two answers to the user's last "

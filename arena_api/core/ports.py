@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
 
+from arena_api.core.agreement import AgreementCounts
 from arena_api.core.boards import DEFAULT_BOARD, Board
 from arena_api.core.events import SlotResult
 from arena_api.core.judging import Judgement
@@ -42,6 +43,7 @@ from arena_api.core.votes import CastVote
 __all__ = [
     "AnalyticsPort",
     "AutoJudgeQueue",
+    "BackfillRounds",
     "ArenaRepository",
     "BoardReads",
     "ChatLink",
@@ -327,6 +329,12 @@ class AnalyticsPort(Protocol):
         that carry a reason, through an index over exactly them."""
         ...
 
+    async def judge_agreement(self, category: str | None = None) -> AgreementCounts:
+        """The judge against people: per pair of labels, the blind rounds with a person's vote
+        and a readable verdict (the latest of each round's), the skips among them, and the
+        ratings of the models on both the judge's board and people's (none for a slice)."""
+        ...
+
 
 # -- persistence ---------------------------------------------------------------------------------
 
@@ -431,6 +439,21 @@ class VoteStore(Protocol):
     async def record_judgement(self, judgement: Judgement, vote: CastVote | None) -> bool:
         """Store ``judgement`` and, when it makes a vote, ``vote`` in the same transaction;
         the judgement is stored either way (what it cost was spent)."""
+        ...
+
+
+class BackfillRounds(Protocol):
+    """The rounds people voted on that the judge has not read yet (``arena judge backfill``)."""
+
+    async def voted_unjudged(self, limit: int, category: str | None) -> list[uuid.UUID]:
+        """Up to ``limit`` blind rounds, newest first (in one slice of prompts, or any), with a
+        person's vote other than a skip, both answers, their text kept, and no verdict but
+        failed ones."""
+        ...
+
+    async def output_tokens_per_reading(self, provider: str, model_id: str) -> float | None:
+        """What this judge wrote per reading, on average over its stored verdicts; None before
+        its first."""
         ...
 
 

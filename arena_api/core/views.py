@@ -38,6 +38,7 @@ __all__ = [
     "HeadToHeadPair",
     "HeadToHeadView",
     "Instant",
+    "JudgeAgreementView",
     "JudgeReading",
     "JudgeReveal",
     "JudgeView",
@@ -333,8 +334,42 @@ class AllowedRanks(View):
         return str(self.best) if self.best == self.worst else f"{self.best}–{self.worst}"
 
 
+class JudgeAgreementView(View):
+    """The judge against people (``core.agreement``): on the blind rounds that have both a
+    person's vote and a verdict of the judge, how often they agree, Cohen's κ with its 95 %
+    interval, the confusion matrix, and Kendall's τ-b between the judge's board and people's."""
+
+    #: The slice of prompts counted (``None``: every prompt).
+    category: str | None
+    #: The judges whose verdicts were counted (the roster's judge may have changed).
+    judges: list[str]
+    #: Rounds counted: a person's vote (not a skip) and the judge's latest readable verdict.
+    n: int
+    #: Judged rounds whose person skipped: left out of every figure.
+    skips: int
+    #: The matrix's labels, in its order (slot A is the answer shown left).
+    labels: list[str]
+    #: ``matrix[i][j]``: rounds people labelled ``labels[i]`` and the judge ``labels[j]``.
+    matrix: list[list[int]]
+    #: The share of rounds where both chose the same label; ``None`` with no round.
+    agreement: float | None
+    #: Cohen's κ; ``None`` with no round, or when both used one label throughout.
+    kappa: float | None
+    kappa_std_error: float | None
+    #: κ's interval at ``confidence_level`` (analytic, Fleiss–Cohen–Everitt; within [-1, 1]).
+    kappa_interval: ConfidenceInterval | None
+    confidence_level: float
+    #: Kendall's τ-b between the judge's and people's ratings of the models rated on both;
+    #: ``None`` for a slice of prompts (the judge's board is fitted over every prompt only),
+    #: with fewer than two such models, or when a board ties them all.
+    tau: float | None
+    #: The models rated on both boards.
+    tau_models: int
+
+
 class LeaderboardEntry(View):
-    """One enabled model's row.
+    """One model's row: every active model's, and a paused or archived one's while it has a
+    vote or a rating on this board.
 
     ``rank`` is 1 + the number of models of the same rating component whose interval lies
     wholly above this one's (``null`` while unrated): models whose intervals overlap share a

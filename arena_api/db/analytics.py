@@ -2,9 +2,9 @@
 
 Nothing here scans ``preferences`` or ``responses``. Each read comes from the summary tables
 that the triggers of migration 0003 keep current (see ``arena_api.db.tables``), so its cost
-grows with models, model pairs and hours of history, never with the number of votes; the one
-exception, the reasons read, takes only the votes that carry a reason, through an index of them
-alone:
+grows with models, model pairs and hours of history, never with the number of votes; two
+exceptions: the reasons read takes only the votes that carry a reason, through an index of them
+alone, and the judge-agreement read only the judge's verdicts, each with its round's vote:
 
 =================  ================================================================================
 read               from
@@ -20,6 +20,8 @@ style control      ``style_control_coefficients``, ``model_ratings``, ``model_st
 rating history     ``model_rating_history`` (its ``computed_at`` index)
 reasons            the votes that carry a reason, through the index of them alone
                    (``arena_api.db.reasons``); the wins from ``pair_outcome_stats``
+judge agreement    the judge's readable verdicts, each with its round's vote
+                   (``arena_api.db.agreement``); ``model_ratings``, ``model_population_ratings``
 =================  ================================================================================
 
 Every read but style control can be cut to one slice of prompts (``category``: a category, or
@@ -44,6 +46,7 @@ from pydantic import TypeAdapter
 from sqlalchemy import TextClause, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from arena_api.core.agreement import AgreementCounts
 from arena_api.core.boards import Board
 from arena_api.core.populations import CATEGORY_BOARD, HUMAN, VOTE_METHODS, rated_population
 from arena_api.core.sides import sql_side_counter
@@ -73,6 +76,7 @@ from arena_api.core.views import (
     SummaryView,
     Votes,
 )
+from arena_api.db.agreement import read_agreement
 from arena_api.db.outages import raises_unavailable
 from arena_api.db.reasons import read_reason_tally, reason_counts_view
 
@@ -601,3 +605,7 @@ class PostgresAnalytics:
         async with self._engine.connect() as conn:
             tally = await read_reason_tally(conn, list(VOTE_METHODS[votes]), category)
         return reason_counts_view(tally, offered)
+
+    async def judge_agreement(self, category: str | None = None) -> AgreementCounts:
+        async with self._engine.connect() as conn:
+            return await read_agreement(conn, category)

@@ -1,4 +1,5 @@
-"""The judge's rows on PostgreSQL: its verdicts, and the auto-judge's queue of shadow rounds.
+"""The judge's rows on PostgreSQL: its verdicts, the auto-judge's queue of shadow rounds, and the
+rounds people voted on that ``arena judge backfill`` may still ask it about.
 
 A verdict is written with its vote, in one transaction, by ``db.votes``: the vote goes in through
 the same statement and unique constraint as a person's, and the verdict row records whether it
@@ -15,9 +16,11 @@ import asyncpg
 
 from arena_api.core.ids import new_id
 from arena_api.core.judging import Judgement
+from arena_api.core.populations import HUMAN
+from arena_api.core.sides import SKIP
 from arena_api.db.outages import raises_unavailable
 
-__all__ = ["PostgresAutoJudgeQueue", "insert_verdict"]
+__all__ = ["PostgresAutoJudgeQueue", "PostgresBackfillRounds", "insert_verdict"]
 
 _VERDICT = """
 INSERT INTO judge_verdicts (id, matchup_id, source, judge_name, judge_provider, judge_model_id,
@@ -102,3 +105,45 @@ class PostgresAutoJudgeQueue:
             await conn.execute(
                 "UPDATE autojudge_claims SET done = true WHERE matchup_id = $1", matchup_id
             )
+
+
+# Rounds a person voted on (a skip compares nothing), blind as people's board counts them, whose
+# text is still there to read (text retention empties it), with both answers, and that the judge
+# has not read: a failed verdict (its endpoint did not answer) may be asked again, an
+# unreadable one was an answer and is not.
+_VOTED_UNJUDGED = f"""
+SELECT m.id
+  FROM matchups m
+  JOIN preferences p ON p.matchup_id = m.id AND p.method = '{HUMAN}' AND p.vote <> '{SKIP}'
+ WHERE m.mode = 'blind'
+   AND m.prompt <> ''
+   AND (SELECT count(*) FROM responses r WHERE r.matchup_id = m.id) = 2
+   AND NOT EXISTS (SELECT 1 FROM judge_verdicts v
+                    WHERE v.matchup_id = m.id AND v.outcome <> 'failed')
+   AND ($2::text IS NULL OR $2::text = ANY(arena_prompt_slices(m.categories, m.language)))
+ ORDER BY m.created_at DESC, m.id DESC
+ LIMIT $1
+"""
+_OUTPUT_PER_READING = """
+SELECT sum(output_tokens)::float8 / NULLIF(sum(jsonb_array_length(readings)), 0)
+  FROM judge_verdicts
+ WHERE judge_provider = $1 AND judge_model_id = $2
+"""
+
+
+@raises_unavailable
+class PostgresBackfillRounds:
+    """The rounds people voted on that the judge has not read yet."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self._pool = pool
+
+    async def voted_unjudged(self, limit: int, category: str | None) -> list[uuid.UUID]:
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(_VOTED_UNJUDGED, limit, category)
+        return [r["id"] for r in rows]
+
+    async def output_tokens_per_reading(self, provider: str, model_id: str) -> float | None:
+        async with self._pool.acquire() as conn:
+            found: float | None = await conn.fetchval(_OUTPUT_PER_READING, provider, model_id)
+        return found

@@ -338,7 +338,8 @@ judge_verdicts = Table(
     Column("output_tokens", Integer, nullable=False, server_default=text("0")),
     Column("cost_usd", Numeric(18, 9), nullable=True),
     Column("error", Text, nullable=True),
-    CheckConstraint("source IN ('request', 'autojudge', 'suite')", name="source"),
+    # ``backfill``: a second opinion on a round people voted on, never a vote (migration 0020).
+    CheckConstraint("source IN ('request', 'autojudge', 'suite', 'backfill')", name="source"),
     CheckConstraint(
         "outcome IN ('A', 'B', 'tie', 'both_bad', 'unparseable', 'failed')", name="outcome"
     ),

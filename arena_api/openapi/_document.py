@@ -65,6 +65,7 @@ _MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDi
     (views.StyleControlView, "serialization"),
     (views.RatingHistoryView, "serialization"),
     (views.ReasonCountsView, "serialization"),
+    (views.JudgeAgreementView, "serialization"),
     *((model, "serialization") for model in (*EVENT_MODELS, *STREAM_MODELS)),
 )
 

@@ -133,9 +133,11 @@ READ_OPERATIONS: tuple[Operation, ...] = (
             "analytics",
             {"200": json_answer(summary + ".", schema)},
             errors=(400, 404, 503),
-            parameters={"cost": (*parameters, _CATEGORY), "categories": parameters}.get(
-                name, (*parameters, _VOTES, _CATEGORY)
-            ),
+            parameters={
+                "cost": (*parameters, _CATEGORY),
+                "judge-agreement": (*parameters, _CATEGORY),
+                "categories": parameters,
+            }.get(name, (*parameters, _VOTES, _CATEGORY)),
         )
         for name, operation_id, summary, schema, parameters in (
             (
@@ -224,6 +226,14 @@ READ_OPERATIONS: tuple[Operation, ...] = (
                 "Why people voted: each reason counted for the winner of every decisive vote "
                 "that carried it, per model",
                 "ReasonCountsView",
+                (),
+            ),
+            (
+                "judge-agreement",
+                "getJudgeAgreement",
+                "The judge against people: agreement, Cohen's kappa and the confusion matrix "
+                "on rounds both judged, Kendall's tau-b between their boards",
+                "JudgeAgreementView",
                 (),
             ),
         )

@@ -177,6 +177,10 @@ async def reason_counts(request: Request) -> Response:
     return _json(await _reads(request).reason_counts(*_cut(request.query_params)))
 
 
+async def judge_agreement(request: Request) -> Response:
+    return _json(await _reads(request).judge_agreement(parse_category(request.query_params)))
+
+
 _PREFIX = "/api/arena/analytics"
 
 routes: list[BaseRoute] = [
@@ -198,4 +202,10 @@ routes: list[BaseRoute] = [
         name="analytics_rating_history",
     ),
     Route(f"{_PREFIX}/reasons", reason_counts, methods=["GET"], name="analytics_reasons"),
+    Route(
+        f"{_PREFIX}/judge-agreement",
+        judge_agreement,
+        methods=["GET"],
+        name="analytics_judge_agreement",
+    ),
 ]

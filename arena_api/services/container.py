@@ -20,6 +20,7 @@ from arena_api.services.alerts import Alerts
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.judge import JudgeService
+from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
 from arena_api.services.openai_chat import OpenAiChatService
 from arena_api.services.reads import ReadService
@@ -75,6 +76,8 @@ class Services:
     limiter: Limiter
     metrics: ArenaMetrics
     judge: JudgeService
+    #: ``arena judge backfill``: the judge asked about rounds people voted on.
+    judge_backfill: JudgeBackfill
     suites: SuiteService
     export: VoteExport
     access: AccessService

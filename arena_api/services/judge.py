@@ -7,6 +7,8 @@ auto-judge and suite runs call ``judge`` directly. Either way the judge sees the
 far, the prompt and both answers, anonymised, in an order drawn at random (with ``swap``, in
 both orders); its verdict claims the matchup's one vote through the same constraint a person's
 vote does, and is stored with its reasoning and cost whether or not it won that claim.
+``arena judge backfill`` (``JudgeBackfill``) calls ``judge`` too, on rounds people voted on: its
+verdicts are stored and never claim a vote.
 
 A verdict that cannot be read is an ``unparseable`` outcome: stored, never a vote, never an
 exception. A judge endpoint that fails is a ``failed`` outcome (stored; the voter hears 502
@@ -18,11 +20,11 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from arena_api.core.cost import bill
+from arena_api.core.cost import bill, estimate_prompt_tokens
 from arena_api.core.errors import ArenaError, NotFound, ProviderError, VoteError
 from arena_api.core.judging import (
     Judgement,
@@ -57,6 +59,22 @@ class JudgeModel:
     model: ModelEntry
     template: str
     swap: bool = False
+
+
+@dataclass(frozen=True)
+class _Material:
+    """What the judge reads of a matchup: the conversation so far, the prompt, both answers."""
+
+    history: str
+    prompt: str
+    answers: Mapping[Slot, str]
+
+    def messages(self, template: str, shown_first: Slot) -> list[ChatMessage]:
+        """The judge's messages with ``shown_first``'s answer as "Answer A"."""
+        second: Slot = "B" if shown_first == "A" else "A"
+        return judge_messages(
+            template, self.history, self.prompt, self.answers[shown_first], self.answers[second]
+        )
 
 
 @dataclass(frozen=True)
@@ -156,39 +174,15 @@ class JudgeService:
                 ``answers_pending`` before both answers are stored.
         """
         judge = self.require_judge()
-        if isinstance(matchup, uuid.UUID):
-            found = await self._repo.get_matchup(matchup)
-            if found is None:
-                raise NotFound("Matchup not found", code="matchup_not_found")
-            matchup = found
-        content = await self._repo.get_matchup_content(matchup.id)
-        answers = {a.slot: a for a in content[1]} if content else {}
-        if content is None or set(answers) != {"A", "B"}:
-            raise ArenaError(
-                "Both answers must be in before the judge can read them",
-                status=409,
-                code="answers_pending",
-            )
-        conversation = (
-            await self._repo.get_conversation(matchup.conversation_id)
-            if matchup.conversation_id and matchup.turn_index
-            else None
-        )
-        history = history_before(conversation, matchup.turn_index)
+        matchup = await self._matchup(matchup)
+        material = await self._material(matchup)
         first: Slot = self._rng.choice(("A", "B"))
         orders: list[Slot] = [first, "B" if first == "A" else "A"] if judge.swap else [first]
         readings: list[Reading] = []
         calls: list[_Call] = []
         error: str | None = None
         for shown_first in orders:
-            second: Slot = "B" if shown_first == "A" else "A"
-            messages = judge_messages(
-                judge.template,
-                history,
-                content[0],
-                answers[shown_first].content,
-                answers[second].content,
-            )
+            messages = material.messages(judge.template, shown_first)
             try:
                 call = await self._call(judge.model, messages)
             except ProviderError as exc:
@@ -223,8 +217,55 @@ class JudgeService:
             cost_usd=sum(priced, Decimal(0)) if calls and len(priced) == len(calls) else None,
             error=error,
         )
-        cast = cast_vote(matchup, vote, method="judge", source=source) if vote else None
+        cast = None
+        if vote is not None and source != "backfill":  # a second opinion is never the vote
+            cast = cast_vote(matchup, vote, method="judge", source=source)
         return judgement, await self._votes.record_judgement(judgement, cast)
+
+    async def prompt_tokens(self, matchup_id: uuid.UUID) -> int:
+        """The prompt tokens judging a matchup would send, every reading's, as estimated from
+        the stored text (the same messages ``judge`` sends; a provider counts its own).
+
+        Raises:
+            ArenaError: as ``judge`` does before it calls the judge.
+        """
+        judge = self.require_judge()
+        material = await self._material(await self._matchup(matchup_id))
+        return self.readings * estimate_prompt_tokens(material.messages(judge.template, "A"))
+
+    @property
+    def readings(self) -> int:
+        """How many times the judge reads each matchup: twice when it swaps the order."""
+        return 2 if self._judge is not None and self._judge.swap else 1
+
+    async def _matchup(self, matchup: MatchupRecord | uuid.UUID) -> MatchupRecord:
+        if isinstance(matchup, MatchupRecord):
+            return matchup
+        found = await self._repo.get_matchup(matchup)
+        if found is None:
+            raise NotFound("Matchup not found", code="matchup_not_found")
+        return found
+
+    async def _material(self, matchup: MatchupRecord) -> _Material:
+        """What the judge reads of ``matchup``.
+
+        Raises:
+            ArenaError: 409 ``answers_pending`` before both answers are stored.
+        """
+        content = await self._repo.get_matchup_content(matchup.id)
+        answers = {a.slot: a.content for a in content[1]} if content else {}
+        if content is None or set(answers) != {"A", "B"}:
+            raise ArenaError(
+                "Both answers must be in before the judge can read them",
+                status=409,
+                code="answers_pending",
+            )
+        conversation = (
+            await self._repo.get_conversation(matchup.conversation_id)
+            if matchup.conversation_id and matchup.turn_index
+            else None
+        )
+        return _Material(history_before(conversation, matchup.turn_index), content[0], answers)
 
     async def _call(self, model: ModelEntry, messages: Sequence[ChatMessage]) -> _Call:
         """The judge's whole answer to ``messages``, with its tokens and cost.

@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 
+from arena_api.core.agreement import CONFIDENCE_LEVEL, cohens_kappa, kendall_tau_b, raw_agreement
+from arena_api.core.agreement import LABELS as AGREEMENT_LABELS
 from arena_api.core.boards import DEFAULT_BOARD, Board, check_category, check_votes
 from arena_api.core.conversation import is_continuable
 from arena_api.core.errors import ConversationError, InvalidRequest, NotFound
@@ -39,6 +41,7 @@ from arena_api.core.views import (
     CostView,
     FilteredVotes,
     HeadToHeadView,
+    JudgeAgreementView,
     LeaderboardEntry,
     LeaderboardView,
     MatchupView,
@@ -382,6 +385,33 @@ class ReadService:
         vote or a skip apart (``undecided``). The offered reasons lead the list."""
         return await self._analytics_port().reason_counts(
             self._reasons.slugs, check_votes(votes), check_category(category)
+        )
+
+    async def judge_agreement(self, category: str | None = None) -> JudgeAgreementView:
+        """The judge against people (``core.agreement``): on the blind rounds with both a
+        person's vote (skips left out) and a readable verdict of the judge, the confusion
+        matrix, raw agreement and Cohen's κ with its 95 % interval; and Kendall's τ-b between
+        the judge's board and people's (over every prompt only).
+
+        Raises:
+            InvalidRequest: ``category`` names no slice of prompts.
+        """
+        counts = await self._analytics_port().judge_agreement(check_category(category))
+        kappa = cohens_kappa(counts.matrix)
+        return JudgeAgreementView(
+            category=category,
+            judges=list(counts.judges),
+            n=sum(map(sum, counts.matrix)),
+            skips=counts.skips,
+            labels=list(AGREEMENT_LABELS),
+            matrix=[list(row) for row in counts.matrix],
+            agreement=raw_agreement(counts.matrix),
+            kappa=None if kappa is None else kappa.kappa,
+            kappa_std_error=None if kappa is None else kappa.std_error,
+            kappa_interval=None if kappa is None else _interval(kappa.lower, kappa.upper),
+            confidence_level=CONFIDENCE_LEVEL,
+            tau=kendall_tau_b(counts.boards),
+            tau_models=len(counts.boards),
         )
 
 

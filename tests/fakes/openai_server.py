@@ -31,6 +31,7 @@ from tests.fakes._scripted import Ending, ScriptedStream
 
 __all__ = [
     "HOSTILE_TOKENS",
+    "JUDGE_AS_TOLD",
     "JUDGE_OUTPUT_TOKENS",
     "JUDGE_VERDICTS",
     "MARKDOWN_ANSWER",
@@ -96,6 +97,25 @@ JUDGE_VERDICTS = {
 JUDGE_OUTPUT_TOKENS = 17
 #: Seconds between the slow judge's pieces (a window for a person's vote to land first).
 JUDGE_SLOW_INTERVAL = 0.25
+#: A judge that gives the verdict the round's prompt asks of it, ``[judge: X]``: ``tie`` or
+#: ``both_bad``, or ``plain`` / ``markdown`` for the answer that is the ``ok`` one or not,
+#: wherever it was shown; so a test knows each verdict in slots, whatever order was drawn.
+JUDGE_AS_TOLD = "judge-as-told"
+_TOLD = re.compile(r"\[judge: (\w+)\]")
+
+
+def _told_verdict(body: dict[str, Any]) -> str:
+    """The verdict ``judge-as-told`` writes for the judge's messages in ``body``."""
+    text = str(body["messages"][-1]["content"])
+    wanted = _TOLD.search(text)
+    if wanted is None:
+        return "No instruction found."
+    choice = wanted.group(1)
+    if choice in ("plain", "markdown"):
+        shown_first = text.split("[Answer A]", 1)[1].split("[Answer B]", 1)[0]
+        first_is_plain = "".join(OK_TOKENS) in shown_first
+        choice = "A" if (choice == "plain") == first_is_plain else "B"
+    return json.dumps({"reasoning": f"As told: {wanted.group(1)}.", "verdict": choice})
 
 
 def model_version(model: str) -> str:
@@ -180,7 +200,8 @@ def create_app(recorder: Recorder) -> Starlette:
                 "server_error",
                 None,
             )
-        if behaviour not in STREAMING_BEHAVIOURS and behaviour not in JUDGE_VERDICTS:
+        judging = behaviour in JUDGE_VERDICTS or behaviour == JUDGE_AS_TOLD
+        if behaviour not in STREAMING_BEHAVIOURS and not judging:
             return _error(
                 404,
                 f"The model `{model}` does not exist or you do not have access to it.",
@@ -192,8 +213,8 @@ def create_app(recorder: Recorder) -> Starlette:
         pieces = [chunks.delta({"role": "assistant", "content": ""})]
         ending: Ending = "end"
         interval = 0.0
-        if behaviour in JUDGE_VERDICTS:
-            verdict = JUDGE_VERDICTS[behaviour]
+        if judging:
+            verdict = JUDGE_VERDICTS.get(behaviour) or _told_verdict(body)
             pieces += [
                 chunks.delta({"content": verdict[i : i + 20]}) for i in range(0, len(verdict), 20)
             ]
