@@ -43,6 +43,7 @@ from arena_api.suites import load_suites
 if TYPE_CHECKING:
     from click._termui_impl import ProgressBar
 
+    from arena_api.core.scrub import Scrubber
     from arena_api.services.interop import ImportReport
 
 __all__ = ["main"]
@@ -601,7 +602,16 @@ def _instant(value: str | None, name: str) -> datetime | None:
     show_default=True,
     help="lmarena: LMArena/FastChat battle records (JSON Lines) for their notebooks.",
 )
-@click.option("--include-text", is_flag=True, help="Add the prompts and the answers.")
+@click.option(
+    "--include-text", is_flag=True, help="Add the prompts and the answers (scrubbed, see below)."
+)
+@click.option(
+    "--scrub/--no-scrub",
+    default=True,
+    show_default=True,
+    help="With --include-text: replace emails, phone numbers, IP addresses, card numbers and "
+    "secrets by [EMAIL], [PHONE], [IP], [CARD], [SECRET] (--no-scrub: the text as written).",
+)
 @click.option(
     "--output",
     "-o",
@@ -610,11 +620,18 @@ def _instant(value: str | None, name: str) -> datetime | None:
     help="The file to write, or - for standard output (default: votes.jsonl or votes.parquet).",
 )
 def export_votes(
-    since: str | None, until: str | None, kind: str, include_text: bool, output: str | None
+    since: str | None,
+    until: str | None,
+    kind: str,
+    include_text: bool,
+    scrub: bool,
+    output: str | None,
 ) -> None:
     """Open vote data: one row per vote (models, outcome, mode, method, categories, style
     features, timings, anonymised session), streamed to a file or standard output with a
-    progress bar (on standard error when the votes go to standard output)."""
+    progress bar (on standard error when the votes go to standard output). Prompts and answers
+    only with --include-text, scrubbed unless --no-scrub; the closing lines count what was
+    replaced, per kind."""
     start, end = _instant(since, "since"), _instant(until, "until")
     # `-o -` is standard output, as for most tools (`-o ./-` still names a file).
     default = "battles.jsonl" if kind == "lmarena" else f"votes.{kind}"
@@ -629,14 +646,19 @@ def export_votes(
         _fail(str(exc))
     except OSError as exc:
         _fail(f"the token secret cannot be read or created: {exc}", 1)
+    from arena_api.core.scrub import Scrubber  # libphonenumber's rules: only when exporting
+
+    scrubber = Scrubber() if include_text and scrub else None
     with _database(settings) as url:
         _run_prepare(url, settings, seed=False)
         try:
             if kind == "lmarena":
-                written = asyncio.run(_export_lmarena(url, salt, path, start, end, include_text))
+                written = asyncio.run(
+                    _export_lmarena(url, salt, path, start, end, include_text, scrubber)
+                )
             else:
                 written = asyncio.run(
-                    _export(url, salt, path, start, end, include_text, kind == "parquet")
+                    _export(url, salt, path, start, end, include_text, scrubber, kind == "parquet")
                 )
         except ArenaError as exc:
             _fail(exc.message)
@@ -649,6 +671,10 @@ def export_votes(
     where = "standard output" if path is None else str(path)
     noun = "battles (skips have no LMArena form)" if kind == "lmarena" else "votes"
     click.echo(f"arena: {written:,} {noun} written to {where}", err=to_stdout)
+    if scrubber is not None:
+        click.echo(f"arena: scrubbed: {scrubber.summary()}", err=to_stdout)
+    elif include_text:
+        click.echo("arena: prompts and answers as written (--no-scrub)", err=to_stdout)
 
 
 async def _export(
@@ -658,6 +684,7 @@ async def _export(
     since: datetime | None,
     until: datetime | None,
     include_text: bool,
+    scrubber: Scrubber | None,
     parquet: bool,
 ) -> int:
     from arena_api.db.export import PostgresVoteRows
@@ -680,6 +707,7 @@ async def _export(
                 since=since,
                 until=until,
                 include_text=include_text,
+                scrubber=scrubber,
                 parquet=parquet,
                 progress=bar.update,
             )
@@ -795,6 +823,7 @@ async def _export_lmarena(
     since: datetime | None,
     until: datetime | None,
     include_text: bool,
+    scrubber: Scrubber | None,
 ) -> int:
     from arena_api.db.battles import PostgresBattles
     from arena_api.db.repository import create_pool
@@ -811,7 +840,12 @@ async def _export_lmarena(
             contextlib.nullcontext(sys.stdout.buffer) if path is None else path.open("wb") as out,
         ):
             written = await export.write(
-                out, since=since, until=until, include_text=include_text, progress=bar.update
+                out,
+                since=since,
+                until=until,
+                include_text=include_text,
+                scrub=scrubber.text if scrubber else None,
+                progress=bar.update,
             )
             out.flush()
         return written

@@ -2,11 +2,11 @@
 
 Seeds a throwaway embedded PostgreSQL with ``arena db seed-demo``'s generator, classifies its
 prompts, then exports every vote the way ``arena export`` does (``VoteExport.write``): JSON
-Lines, JSON Lines with the prompts and answers, and Parquet. Beside each, the same rows read
-through the same server-side cursor and thrown away (the database's and the driver's floor),
-measured in the same run: the ratio is what serialising and writing add. Memory is the peak
-resident size of this process over each export, minus its size before: bounded by one batch,
-not by the number of votes.
+Lines, JSON Lines with the prompts and answers (scrubbed, as ``--include-text`` does, and as
+written), and Parquet. Beside each, the same rows read through the same server-side cursor and
+thrown away (the database's and the driver's floor), measured in the same run: the ratio is
+what serialising, scrubbing and writing add. Memory is the peak resident size of this process
+over each export, minus its size before: bounded by one batch, not by the number of votes.
 
 Target: 1,000,000 votes in < 60 s.
 
@@ -29,6 +29,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena_api.core.scrub import Scrubber  # noqa: E402
 from arena_api.db.categories import backfill_categories  # noqa: E402
 from arena_api.db.demo import DemoOptions, seed_demo  # noqa: E402
 from arena_api.db.engine import create_engine, embedded_postgres  # noqa: E402
@@ -109,11 +110,13 @@ async def _run(url: str, folder: Path) -> bool:
             f"  {'export':<28}{'votes':>11}{'seconds':>9}{'floor s':>9}{'ratio':>7}"
             f"{'MiB':>7}{'file MiB':>10}"
         )
-        for name, include_text, parquet in (
-            ("JSON Lines", False, False),
-            ("JSON Lines with text", True, False),
-            ("Parquet", False, True),
+        for name, include_text, scrub, parquet in (
+            ("JSON Lines", False, False, False),
+            ("JSON Lines with text", True, True, False),
+            ("  as written (--no-scrub)", True, False, False),
+            ("Parquet", False, False, True),
         ):
+            scrubber = Scrubber() if scrub else None
             started = time.perf_counter()
             await _floor(pool, include_text)
             floor = time.perf_counter() - started
@@ -122,7 +125,12 @@ async def _run(url: str, folder: Path) -> bool:
             with _PeakRss() as memory:
                 started = time.perf_counter()
                 written = await export.write(
-                    path, since=None, until=None, include_text=include_text, parquet=parquet
+                    path,
+                    since=None,
+                    until=None,
+                    include_text=include_text,
+                    scrubber=scrubber,
+                    parquet=parquet,
                 )
                 seconds = time.perf_counter() - started
             grew = max(0, memory.peak - before) / 2**20

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import datetime
 from typing import Any
 
@@ -109,7 +109,7 @@ async def stream_votes(
     include_text: bool,
     salt: bytes,
     batch: int = 5_000,
-) -> AsyncIterator[list[dict[str, Any]]]:
+) -> AsyncGenerator[list[dict[str, Any]], None]:
     """The votes cast in ``[since, until)``, ``batch`` rows at a time."""
     query = _ROWS.format(
         text=_TEXT if include_text else "", where=_WHERE, winner_slot=sql_winner_slot("p.vote")
@@ -143,7 +143,7 @@ class PostgresVoteRows:
 
     def batches(
         self, since: datetime | None, until: datetime | None, *, include_text: bool
-    ) -> AsyncIterator[list[dict[str, Any]]]:
+    ) -> AsyncGenerator[list[dict[str, Any]], None]:
         return stream_votes(
             self._pool, since=since, until=until, include_text=include_text, salt=self._salt
         )

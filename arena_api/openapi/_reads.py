@@ -59,6 +59,14 @@ _EXPORT = Operation(
             {"type": "string", "enum": ["true", "false"], "default": "false"},
             "Add the prompts and the answers.",
         ),
+        param(
+            "query",
+            "scrub",
+            {"type": "string", "enum": ["true", "false"], "default": "true"},
+            "With `includeText`: replace e-mail addresses, phone numbers, IP addresses, card "
+            "numbers and secrets by `[EMAIL]`, `[PHONE]`, `[IP]`, `[CARD]`, `[SECRET]` "
+            "(`false`: the text as written).",
+        ),
     ),
     description="403 `api_token_required`: the request carried no `ARENA_API_TOKENS` token "
     "(also when none is configured).",

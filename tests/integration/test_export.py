@@ -1,5 +1,6 @@
 """Open vote data: one row per vote, JSON Lines over HTTP for token holders, and JSON Lines or
-Parquet from the command line; sessions anonymised, text only when asked for."""
+Parquet from the command line; sessions anonymised, text only when asked for and then scrubbed
+unless asked for as written."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.db.export import EXPORT_COLUMNS, TEXT_COLUMNS
@@ -108,3 +110,91 @@ async def test_the_command_line_writes_json_lines_and_parquet(
     assert table.column_names == [*EXPORT_COLUMNS, *TEXT_COLUMNS]
     assert table.column("prompt").to_pylist() == [f"question {n}" for n in range(4)]
     assert bad.returncode != 0 and "--since must be an ISO 8601" in bad.stderr
+
+
+# One of each kind, as a voter might paste them.
+PRIVATE = (
+    "I'm ana.silva@example.com, call +44 20 7946 0958. The box at 203.0.113.9 fails with "
+    "card 4111 1111 1111 1111 and key sk-proj-4fQ9xT2mLr8ZkWb1Yc7Vn3JhGd6Ps0Ae5RuX. Why?"
+)
+SCRUBBED = (
+    "I'm [EMAIL], call [PHONE]. The box at [IP] fails with card [CARD] and key [SECRET]. Why?"
+)
+HARMLESS = "Is version 1.2.3.4 from 2024-01-15 newer than commit 9fceb02?"
+
+
+async def test_exported_text_is_scrubbed_unless_asked_for_as_written(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    headers = {"authorization": f"Bearer {TOKEN}"}
+    async with serve_arena(db, database_url, tmp_path, ARENA_API_TOKENS=TOKEN) as arena:
+        for prompt, vote in ((PRIVATE, "left"), (HARMLESS, "right")):
+            answer = await arena.client.post(
+                "/api/arena/chat", json={"prompt": prompt, "sessionId": "me"}, headers=headers
+            )
+            started = json.loads(answer.text.split("data: ", 1)[1].split("\n", 1)[0])
+            voted = await arena.client.post(
+                "/api/arena/vote",
+                json={
+                    "matchupId": started["matchupId"],
+                    "matchupToken": started["matchupToken"],
+                    "vote": vote,
+                },
+                headers=headers,
+            )
+            assert voted.status_code == 200, voted.text
+        # Answers that repeat an address, as models do: four of them, one in each slot.
+        async with db.begin() as conn:
+            await conn.execute(
+                text("UPDATE responses SET content = content || ' Write to help@example.org.'")
+            )
+        scrubbed = await arena.client.get("/api/arena/export?includeText=true", headers=headers)
+        raw = await arena.client.get(
+            "/api/arena/export?includeText=true&scrub=false", headers=headers
+        )
+        bad = await arena.client.get("/api/arena/export?scrub=maybe", headers=headers)
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
+        "DATABASE_URL": database_url,
+        "ARENA_ALLOW_DEV_SECRET": "1",
+        "ARENA_DATA_DIR": str(tmp_path / "data"),
+    }
+
+    def export(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena_api", "export", *args],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    jsonl = export("--include-text", "-o", str(tmp_path / "s.jsonl"))
+    parquet = export("--include-text", "--format", "parquet", "-o", str(tmp_path / "s.parquet"))
+    as_written = export("--include-text", "--no-scrub", "-o", str(tmp_path / "r.jsonl"))
+    no_text = export("-o", str(tmp_path / "n.jsonl"))
+
+    summary = "arena: scrubbed: 5 emails, 1 phone number, 1 IP address, 1 card number, 1 secret"
+    assert jsonl.returncode == 0 and summary in jsonl.stdout, jsonl.stdout + jsonl.stderr
+    rows = [json.loads(line) for line in (tmp_path / "s.jsonl").read_text().splitlines()]
+    assert [r["prompt"] for r in rows] == [SCRUBBED, HARMLESS]
+    assert all(r["answer_a"].endswith(" Write to [EMAIL].") for r in rows)
+    assert all(r["answer_b"].endswith(" Write to [EMAIL].") for r in rows)
+    assert "example.org" not in (tmp_path / "s.jsonl").read_text()
+    assert parquet.returncode == 0 and summary in parquet.stdout, parquet.stderr
+    table = pq.read_table(tmp_path / "s.parquet")
+    assert table.column("prompt").to_pylist() == [SCRUBBED, HARMLESS]
+    assert as_written.returncode == 0 and "--no-scrub" in as_written.stdout
+    assert "arena: scrubbed" not in as_written.stdout
+    raw_rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert [r["prompt"] for r in raw_rows] == [PRIVATE, HARMLESS]
+    assert raw_rows[0]["answer_a"].endswith(" Write to help@example.org.")
+    assert no_text.returncode == 0 and "arena: scrubbed" not in no_text.stdout + no_text.stderr
+
+    over_http = [json.loads(line) for line in scrubbed.text.splitlines()]
+    assert [r["prompt"] for r in over_http] == [SCRUBBED, HARMLESS]
+    assert over_http[0]["answer_a"].endswith(" Write to [EMAIL].")
+    assert [json.loads(line)["prompt"] for line in raw.text.splitlines()] == [PRIVATE, HARMLESS]
+    assert bad.status_code == 400 and bad.json()["code"] == "invalid_request"

@@ -54,11 +54,12 @@ never found again, so scrubbing scrubbed text changes nothing.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from arena_api.core.scrub._base import Finding, Kind
 from arena_api.core.scrub._contacts import emails, phones
@@ -103,6 +104,8 @@ _NOUNS: Mapping[Kind, tuple[str, str]] = {
 _SUMMARY_ORDER: tuple[Kind, ...] = ("email", "phone", "ip", "card", "secret")
 _PLACEHOLDER = re.compile("|".join(re.escape(p) for p in PLACEHOLDERS.values()))
 _RANK = {kind: rank for rank, kind in enumerate(KINDS)}
+# Distinct texts a Scrubber remembers (a few MB of answers at most).
+_CACHED_TEXTS = 2048
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,19 +181,29 @@ class Scrubber:
     """
 
     def __init__(self, phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> None:
-        self._regions = tuple(phone_regions)
         self._counts: Counter[Kind] = Counter()
+        # The same prompt comes back in many rows (a suite's prompts, greetings, a question put
+        # to every pair of models): each distinct text is scrubbed once, and counted each time.
+        self._scrub = functools.lru_cache(maxsize=_CACHED_TEXTS)(
+            functools.partial(scrub, phone_regions=tuple(phone_regions))
+        )
 
     @property
     def counts(self) -> dict[Kind, int]:
         """Spans replaced so far, every kind present (zero when none)."""
         return {kind: self._counts[kind] for kind in _SUMMARY_ORDER}
 
+    @overload
+    def text(self, text: str) -> str: ...
+
+    @overload
+    def text(self, text: None) -> None: ...
+
     def text(self, text: str | None) -> str | None:
         """``text`` scrubbed (``None`` stays ``None``: an answer that never came)."""
         if not text:
             return text
-        scrubbed = scrub(text, phone_regions=self._regions)
+        scrubbed = self._scrub(text)
         self._counts.update(scrubbed.counts)
         return scrubbed.text
 

@@ -32,6 +32,8 @@ _GENERIC_TLDS = frozenset(
 def emails(text: str) -> Iterator[Finding]:
     """``local@domain.tld`` whose TLD is a country code (two letters), a generic one we know or
     not Latin; mixed-case TLDs (``q@k.mT``) and calls (``q@k.to(device)``) are code."""
+    if "@" not in text:
+        return
     for start, end in lines_around(text, [m.start() for m in re.finditer("@", text)]):
         for match in _EMAIL.finditer(text, start, end):
             tld = match.group(2)

@@ -60,6 +60,8 @@ def ipv6s(text: str) -> Iterator[Finding]:
     """Colon-hex runs ``ipaddress`` accepts as IPv6, less loopback and unspecified, slices
     (``a[1::2]``) and names (``Face::Add``): an address has digits and three groups or a full
     group of four (``fe80::1``)."""
+    if "::" not in text and text.count(":") < 7:
+        return  # an address is compressed (`::`) or has all eight groups
     for match in _IPV6.finditer(text):
         before = _HEX_BEFORE.search(text, max(0, match.start() - 4), match.start())
         start = before.start() if before else match.start()

@@ -119,7 +119,14 @@ def _looks_secret(value: str, *, password: bool) -> bool:
     return has_digit and any(c.isalpha() for c in value) and _entropy(value) >= 3.0
 
 
+# Every format above is a run of 16 characters or more of these: a text without one (most
+# prompts) is spared the 20-odd scans.
+_LONG_RUN = re.compile(r"[\w.:/+=-]{16}")
+
+
 def _formats(text: str) -> Iterator[Finding]:
+    if not _LONG_RUN.search(text):
+        return
     for pattern in _VENDOR_TOKENS:
         for match in pattern.finditer(text):
             if word_start(text, match.start()):
