@@ -9,6 +9,7 @@ import reflex as rx
 from reflex.vars.function import FunctionStringVar
 
 from arena_app import routes
+from arena_app.components.judge_agreement import judge_agreement_panel
 from arena_app.components.layout import layout
 from arena_app.components.reason_counts import reason_counts_panel
 from arena_app.state.insights import (
@@ -426,6 +427,7 @@ def rankings_tab() -> rx.Component:
                 data=s.rankings,
             ),
         ),
+        judge_agreement_panel(),
     )
 
 
