@@ -22,13 +22,22 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import asyncpg
 import click
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.core.errors import ArenaError, RoundConfigError
+from arena_api.core.lifecycle import MODEL_STATUSES, ModelStatus
 from arena_api.core.plans import resolve_default_model
 from arena_api.db.engine import DatabaseUnavailable, create_engine, embedded_postgres
 from arena_api.db.migrations import upgrade
 from arena_api.db.read_model import Recount, rebuild
-from arena_api.db.repository import SeedResult, list_enabled_models, seed_roster
+from arena_api.db.repository import (
+    ModelStatusError,
+    SeedResult,
+    list_enabled_models,
+    list_models,
+    seed_roster,
+    set_model_status,
+)
 from arena_api.keys import export_salt, secret_from_file, token_secret
 from arena_api.roster import RosterError, roster_of
 from arena_api.settings import (
@@ -147,7 +156,7 @@ def serve(dev: bool) -> None:
         if seeded is not None:
             click.echo(
                 f"arena: roster {settings.roster_source}: {seeded.inserted} new, "
-                f"{seeded.updated} kept, {seeded.disabled} disabled"
+                f"{seeded.updated} kept, {seeded.archived} archived"
             )
         from arena_app.build import ensure_frontend, reflex_env
 
@@ -242,7 +251,7 @@ def db_seed(path: Path | None) -> None:
     assert result is not None
     click.echo(
         f"arena: roster {settings.roster_source}: {result.inserted} new, {result.updated} kept, "
-        f"{result.disabled} disabled"
+        f"{result.archived} archived"
     )
 
 
@@ -477,6 +486,56 @@ def db_seed_demo(votes: int, models: int | None, days: int, seed: int, force: bo
             f"arena: rating history of {result.history_refits} refits over {days} days "
             "(the current ratings come from `arena rate` or `arena serve`)"
         )
+
+
+@cli.group()
+def models() -> None:
+    """The models and their status: active (matched), paused or archived (never matched, their
+    history kept on the board)."""
+
+
+async def _with_engine(url: str, action: Callable[[AsyncEngine], Awaitable[T]]) -> T:
+    engine = create_engine(url)
+    try:
+        return await action(engine)
+    finally:
+        await engine.dispose()
+
+
+@models.command("list")
+def models_list() -> None:
+    """Every model with its status, active ones first."""
+    settings = _settings()
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        listed = asyncio.run(_with_engine(url, list_models))
+    for m in listed:
+        model = m.model
+        click.echo(
+            f"{m.status:<8}  {model.id}  {model.provider}:{model.provider_model_id}  "
+            f"{model.display_name}"
+        )
+
+
+@models.command("set-status")
+@click.argument("name")
+@click.argument("status", type=click.Choice(MODEL_STATUSES))
+def models_set_status(name: str, status: ModelStatus) -> None:
+    """Make one model (NAME: its id, display name or provider:provider_model_id) active, paused
+    or archived; a running server follows within seconds. For a model the roster file lists,
+    the file's status comes back at the next start: change the file to keep it."""
+    settings = _settings()
+    with _database(settings) as url:
+        _run_prepare(url, settings, seed=False)
+        try:
+            changed, before = asyncio.run(
+                _with_engine(url, lambda e: set_model_status(e, name, status))
+            )
+        except ModelStatusError as exc:
+            _fail(str(exc))
+            return
+    model = changed.model
+    click.echo(f"arena: {model.display_name} ({model.id}): {before} -> {changed.status}")
 
 
 @cli.command("rate")

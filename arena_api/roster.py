@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import warnings
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from arena_api.core.judging import PLACEHOLDERS
+from arena_api.core.lifecycle import ACTIVE, PAUSED, ModelStatus
 from arena_api.settings import ROSTER_PROVIDERS, Provider, Settings
 
 __all__ = [
@@ -39,13 +42,37 @@ class Price(BaseModel):
 
 
 class RosterModel(BaseModel):
+    """One model of the file. ``status``: ``active`` (the default) is matched; ``paused`` and
+    ``archived`` keep their history on the board and are never matched.
+
+    ``enabled`` is the deprecated spelling: ``enabled: false`` reads as ``status: paused``.
+    Given beside ``status``, it must say the same thing (``enabled`` is ``status == active``).
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     display_name: str = Field(min_length=1, max_length=200)
     provider: Provider
     provider_model_id: str = Field(min_length=1, max_length=400)
-    enabled: bool = True
+    status: ModelStatus = ACTIVE
     price: Price | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _enabled_alias(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or "enabled" not in data:
+            return data
+        data = dict(data)
+        enabled = data.pop("enabled")
+        if not isinstance(enabled, bool):
+            raise ValueError("enabled must be true or false (better: status)")
+        status = data.setdefault("status", ACTIVE if enabled else PAUSED)
+        if (status == ACTIVE) != enabled:
+            raise ValueError(
+                f"enabled: {str(enabled).lower()} contradicts status: {status} "
+                "(enabled is deprecated: give status alone)"
+            )
+        return data
 
 
 class RosterJudge(BaseModel):
@@ -83,9 +110,9 @@ class Roster(BaseModel):
         keys = [(m.provider, m.provider_model_id) for m in self.models]
         if len(set(keys)) != len(keys):
             raise ValueError("a (provider, provider_model_id) pair appears twice")
-        enabled_names = [m.display_name for m in self.models if m.enabled]
-        if len(set(enabled_names)) != len(enabled_names):
-            raise ValueError("two enabled models share a display_name")
+        active_names = [m.display_name for m in self.models if m.status == ACTIVE]
+        if len(set(active_names)) != len(active_names):
+            raise ValueError("two active models share a display_name")
         return self
 
 
@@ -102,13 +129,29 @@ def load_roster(path: Path) -> Roster:
     except yaml.YAMLError as exc:
         raise RosterError(f"the model roster {path} is not valid YAML: {exc}") from None
     try:
-        return Roster.model_validate(data)
+        roster = Roster.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
         raise RosterError(
             f"the model roster {path} is invalid at {where}: {first['msg']}"
         ) from None
+    deprecated = [
+        m.display_name
+        for m, raw in zip(roster.models, data["models"], strict=True)
+        if "enabled" in raw
+    ]
+    if deprecated:
+        # FutureWarning, not DeprecationWarning: the roster is the operator's file, and Python
+        # shows FutureWarning to the people running an application (DeprecationWarning only to
+        # the developers of the code that calls a deprecated API).
+        warnings.warn(
+            f"the model roster {path}: enabled is deprecated, write status: active | paused | "
+            f"archived instead (used by {', '.join(deprecated)})",
+            FutureWarning,
+            stacklevel=2,
+        )
+    return roster
 
 
 def roster_of(settings: Settings) -> Roster:

@@ -4,6 +4,7 @@ ArenaError                      status, code, message
 ├── InvalidRequest              400 invalid_request (+ field details)
 ├── ConversationError           403/404/409 conversation_*
 ├── VoteError                   400/401/403/404/409 on POST /api/arena/vote
+├── ModelNotMatched             409 model_paused, model_archived: a request named such a model
 ├── RoundConfigError            500 default_model_missing, shadow_challenger_missing, ...
 │   └── NotEnoughModels         503 not_enough_models, no_models: the roster has too few
 │       └── ModelsPaused        503 models_paused: the circuit breaker paused too many
@@ -34,6 +35,7 @@ __all__ = [
     "ArenaError",
     "ConversationError",
     "InvalidRequest",
+    "ModelNotMatched",
     "ModelsPaused",
     "NotEnoughModels",
     "SETUP_HINT",
@@ -112,6 +114,25 @@ class ConversationError(ArenaError):
 
 class VoteError(ArenaError):
     status, code = 400, "invalid_vote"
+
+
+class ModelNotMatched(ArenaError):
+    """A round, a suite or an OpenAI client named a paused or archived model: it keeps its
+    history on the board but takes no new round (409 ``model_paused`` or ``model_archived``;
+    ``details[field]`` names it)."""
+
+    status = 409
+
+    def __init__(self, name: str, model_id: object, status: str, *, field: str = "models") -> None:
+        if status == "archived":
+            why = f"{name!r} is archived: it left the roster; its history stays on the board"
+        else:
+            why = f"{name!r} is paused: it keeps its place on the board"
+        super().__init__(
+            f"{why}, but it takes no new round. Pick an active model.",
+            code=f"model_{status}",
+            details={field: [f"{name!r} ({model_id}) is {status}"]},
+        )
 
 
 class RoundConfigError(ArenaError):

@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-__all__ = ["ChatMessage", "ModelEntry", "Prices", "Role", "Slot", "SLOTS"]
+from arena_api.core.errors import ModelNotMatched
+from arena_api.core.lifecycle import ModelStatus
+
+__all__ = ["ChatMessage", "ModelEntry", "ModelWithStatus", "Prices", "Role", "Slot", "SLOTS"]
 
 Slot = Literal["A", "B"]
 SLOTS: tuple[Slot, Slot] = ("A", "B")
@@ -31,6 +34,18 @@ class ModelEntry:
     provider: str
     provider_model_id: str
     prices: Prices | None = None
+
+
+@dataclass(frozen=True)
+class ModelWithStatus:
+    """A model and its place in the roster (``arena_api.core.lifecycle``)."""
+
+    model: ModelEntry
+    status: ModelStatus
+
+    def not_matched(self, field: str = "models") -> ModelNotMatched:
+        """The error for a request that named this (paused or archived) model."""
+        return ModelNotMatched(self.model.display_name, self.model.id, self.status, field=field)
 
 
 @dataclass(frozen=True)

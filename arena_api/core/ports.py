@@ -17,7 +17,8 @@ from arena_api.core.agreement import AgreementCounts
 from arena_api.core.boards import DEFAULT_BOARD, Board
 from arena_api.core.events import SlotResult
 from arena_api.core.judging import Judgement
-from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.lifecycle import ACTIVE, ModelStatus
+from arena_api.core.models import ChatMessage, ModelEntry, ModelWithStatus, Slot
 from arena_api.core.records import (
     ConversationRecord,
     MatchupRecord,
@@ -180,10 +181,11 @@ class Matchmaker(Protocol):
 
 @dataclass(frozen=True)
 class RatedModelRecord:
-    """An enabled model's vote record and, once the rating process has run, its ratings.
+    """A model's vote record and, once the rating process has run, its ratings.
 
     Ratings are on the display scale; ``games`` is the rating process's count of the model's
     non-skip votes. Every rating field is ``None`` until that pass has rated the model.
+    ``status``: its place in the roster (paused and archived models keep their history).
     """
 
     model: ModelEntry
@@ -202,6 +204,7 @@ class RatedModelRecord:
     style_stderr: float | None = None
     style_ci_lower: float | None = None
     style_ci_upper: float | None = None
+    status: ModelStatus = ACTIVE
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,8 @@ class StyleCoefficient:
 @dataclass(frozen=True)
 class StyleSpread:
     """Population standard deviation of each raw style delta (slot A minus slot B) over the
-    usable non-skip votes between enabled models; ``None`` where there is no spread.
+    usable non-skip votes (every model's, as the style pass fits them); ``None`` where there
+    is no spread.
 
     Keys are the coefficients' feature names (``verbosity``: output tokens, ``formatting``:
     Markdown density, ``latency_ttft`` and ``latency_duration``: milliseconds).
@@ -363,6 +367,11 @@ class RoundWrites(Protocol):
     """The rows a round writes as it runs, and the roster it draws from."""
 
     async def enabled_models(self) -> list[ModelEntry]: ...
+
+    async def held_back_models(self) -> list[ModelWithStatus]:
+        """The paused and archived models: never drawn, read only to tell a request that
+        names one why it cannot have it."""
+        ...
 
     async def create_round(self, new: NewRound) -> None: ...
 

@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, PlainSerializer
 from pydantic.alias_generators import to_camel
 
+from arena_api.core.lifecycle import ACTIVE, ModelStatus
 from arena_api.core.models import Slot
 from arena_api.core.populations import Population
 from arena_api.core.standing import ProvisionalReason
@@ -378,7 +379,9 @@ class LeaderboardEntry(View):
     the rating process counted (non-skip votes). ``provisional``: the rating cannot be read as
     settled yet (``provisionalReason``: ``unrated``, ``few_votes`` below
     ``ARENA_PROVISIONAL_VOTES``, or ``wide_interval`` beyond ``ARENA_PROVISIONAL_CI``); such rows
-    sort below the settled ones. All of these are additions to the seed's shape.
+    sort below the settled ones. ``status``: the model's place in the roster (``active``;
+    ``paused``: not matched for now; ``archived``: no longer in the roster, its history kept),
+    not the circuit breaker's passing ``paused``. All of these are additions to the seed's shape.
     """
 
     id: str
@@ -405,6 +408,7 @@ class LeaderboardEntry(View):
     rank_range: AllowedRanks | None = None
     provisional: bool = False
     provisional_reason: ProvisionalReason | None = None
+    status: ModelStatus = ACTIVE
 
     @property
     def decided(self) -> int:
@@ -490,12 +494,13 @@ class LeaderboardView(View):
 
 
 class SummaryView(View):
-    """Arena-wide totals over every stored vote, disabled models' included.
+    """Arena-wide totals over every stored vote, paused and archived models' included.
 
-    ``pairsSampled`` counts canonical pairs with a non-skip vote (any models, as in the seed
-    system, so it can exceed ``pairsPossible`` after a model is disabled); the additional
-    ``enabledPairsSampled`` counts only pairs of enabled models, the share of ``pairsPossible``
-    covered.
+    ``enabledModels`` counts the active models (those that are matched) and ``pairsPossible``
+    their pairs. ``pairsSampled`` counts canonical pairs with a non-skip vote (any models, as
+    in the seed system, so it can exceed ``pairsPossible`` after a model is paused or
+    archived); the additional ``enabledPairsSampled`` counts only pairs of active models, the
+    share of ``pairsPossible`` covered.
     """
 
     total_matchups: int

@@ -163,8 +163,10 @@ SELECT m.id, m.display_name,
   LEFT JOIN {answers} s ON s.model_id = m.id
   LEFT JOIN {outcomes} o ON m.id IN (o.slot_a_model_id, o.slot_b_model_id)
         AND o.method = ANY(CAST(:methods AS text[]))
- WHERE m.enabled
  GROUP BY m.id, m.display_name, s.responses, s.output_tokens, s.markdown_density
+-- the board's models: every active one, and a paused or archived one with votes here
+HAVING m.enabled
+    OR coalesce(sum(o.left_wins + o.right_wins + o.both_good + o.both_bad + o.skips), 0) > 0
  ORDER BY m.display_name, m.id
 """
 
@@ -176,7 +178,7 @@ _PERCENTILES = f"""
 WITH totals AS (
   SELECT b.model_id, b.metric, sum(b.responses) AS n
     FROM {{buckets}} b
-    JOIN models m ON m.id = b.model_id AND m.enabled
+   WHERE b.model_id = ANY(CAST(:models AS uuid[]))
    GROUP BY 1, 2
   HAVING sum(b.responses) > 0
 ), ranks AS (
@@ -273,7 +275,6 @@ SELECT m.id, m.display_name, r.rating, s.style_controlled_rating
   FROM models m
   JOIN model_ratings r ON r.model_id = m.id
   JOIN model_style_ratings s ON s.model_id = m.id
- WHERE m.enabled
  ORDER BY r.rating DESC, m.display_name, m.id
 """
 )
@@ -458,7 +459,11 @@ class PostgresAnalytics:
             found = (
                 await conn.execute(
                     _PERCENTILES_CUT[category is not None],
-                    {"quantiles": list(PERCENTILES), "category": category},
+                    {
+                        "quantiles": list(PERCENTILES),
+                        "category": category,
+                        "models": [str(r.id) for r in rows],
+                    },
                 )
             ).all()
         pace: dict[tuple[uuid.UUID, str, float], float] = {

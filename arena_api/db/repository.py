@@ -21,8 +21,13 @@ from arena_api.core.clock import SYSTEM_CLOCK, Clock
 from arena_api.core.errors import ConversationError
 from arena_api.core.events import SlotResult
 from arena_api.core.ids import new_id
-from arena_api.core.lifecycle import ACTIVE, ARCHIVED, PAUSED
-from arena_api.core.models import ModelEntry, Prices, Slot
+from arena_api.core.lifecycle import (
+    ACTIVE,
+    ARCHIVED,
+    IMPORTED_PROVIDER,
+    ModelStatus,
+)
+from arena_api.core.models import ModelEntry, ModelWithStatus, Prices, Slot
 from arena_api.core.populations import HUMAN
 from arena_api.core.ports import (
     LeaderboardRecords,
@@ -63,11 +68,14 @@ from arena_api.db.tables import (
 from arena_api.roster import Roster
 
 __all__ = [
+    "ModelStatusError",
     "PostgresRepository",
     "create_pool",
     "SeedResult",
     "list_enabled_models",
+    "list_models",
     "seed_roster",
+    "set_model_status",
 ]
 
 
@@ -75,15 +83,21 @@ __all__ = [
 class SeedResult:
     inserted: int
     updated: int
-    disabled: int
+    #: Models the file no longer lists, archived by this seed.
+    archived: int
 
 
 async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
     """Make the ``models`` table match the roster, in one transaction.
 
     A model is identified by (provider, provider_model_id): its UUID is minted on first insert and
-    kept forever; later seeds update its display name, enabled flag and prices. Models absent
-    from the roster are disabled, never deleted, so their history stays intact.
+    kept forever; later seeds update its display name, status and prices. The rule for status:
+
+    - a model the file lists takes the file's ``status`` (``active`` unless it says otherwise),
+      whatever it had before (so ``arena models set-status`` lasts until the next start only for
+      a model the file lists);
+    - a model the file does not list is archived, never deleted, so its history stays;
+    - a model known only from an import (provider ``imported``) is left as it is.
     """
     async with engine.begin() as conn:
         existing = {
@@ -96,7 +110,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 "display_name": m.display_name,
                 "provider": m.provider,
                 "provider_model_id": m.provider_model_id,
-                "status": ACTIVE if m.enabled else PAUSED,
+                "status": m.status,
                 "input_price_per_mtok": None if m.price is None else m.price.input,
                 "output_price_per_mtok": None if m.price is None else m.price.output,
             }
@@ -118,8 +132,10 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
             )
         )
         listed = {(m.provider, m.provider_model_id) for m in roster.models}
-        disabled = 0
+        archived = 0
         for provider, provider_model_id in existing - listed:
+            if provider == IMPORTED_PROVIDER:
+                continue
             result = await conn.execute(
                 update(models)
                 .where(models.c.provider == provider)
@@ -127,9 +143,9 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 .where(models.c.status != ARCHIVED)
                 .values(status=ARCHIVED)
             )
-            disabled += result.rowcount
+            archived += result.rowcount
     inserted = len(listed - existing)
-    return SeedResult(inserted=inserted, updated=len(listed) - inserted, disabled=disabled)
+    return SeedResult(inserted=inserted, updated=len(listed) - inserted, archived=archived)
 
 
 def _entry(row: Any, prefix: str = "") -> ModelEntry:
@@ -162,6 +178,62 @@ async def list_enabled_models(engine: AsyncEngine) -> list[ModelEntry]:
     async with engine.connect() as conn:
         rows = (await conn.execute(query)).all()
     return [_entry(r) for r in rows]
+
+
+async def list_models(engine: AsyncEngine, *, held_back: bool = False) -> list[ModelWithStatus]:
+    """Every model with its status, active ones first, then by display name; ``held_back``:
+    only the paused and archived ones (the models no round may name)."""
+    query = select(*_MODEL_COLUMNS, models.c.status).order_by(
+        models.c.status != ACTIVE, models.c.display_name, models.c.id
+    )
+    if held_back:
+        query = query.where(~models.c.enabled)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(query)).all()
+    return [ModelWithStatus(_entry(r), r.status) for r in rows]
+
+
+class ModelStatusError(ValueError):
+    """``set_model_status`` was given a name that matches no model or several, or a status a
+    model cannot take."""
+
+
+async def set_model_status(
+    engine: AsyncEngine, name: str, status: ModelStatus
+) -> tuple[ModelWithStatus, ModelStatus]:
+    """Give the model ``name`` names (its id, display name or ``provider:provider_model_id``)
+    ``status``; returns it as it is now and the status it had.
+
+    The next start's seed puts back the roster file's status for a model the file lists.
+
+    Raises:
+        ModelStatusError: no model or several match ``name``, or ``active`` was asked for a
+            model known only from an import (nothing can answer as it).
+    """
+    wanted = name.strip().lower()
+    async with engine.begin() as conn:
+        rows = (await conn.execute(select(*_MODEL_COLUMNS, models.c.status))).all()
+        found = [
+            r
+            for r in rows
+            if wanted
+            in (str(r.id), r.display_name.lower(), f"{r.provider}:{r.provider_model_id}".lower())
+        ]
+        if not found:
+            raise ModelStatusError(
+                f"no model is {name!r} (give its id, display name or provider:provider_model_id)"
+            )
+        if len(found) > 1:
+            ids = ", ".join(str(r.id) for r in found)
+            raise ModelStatusError(f"{len(found)} models are {name!r} ({ids}): give the id")
+        row = found[0]
+        if status == ACTIVE and row.provider == IMPORTED_PROVIDER:
+            raise ModelStatusError(
+                f"{row.display_name!r} is known only from imported votes: no provider can "
+                "answer as it, so it cannot be active"
+            )
+        await conn.execute(update(models).where(models.c.id == row.id).values(status=status))
+    return ModelWithStatus(_entry(row), status), row.status
 
 
 _model_a = models.alias("model_a")
@@ -253,6 +325,9 @@ class PostgresRepository:
 
     async def enabled_models(self) -> list[ModelEntry]:
         return await list_enabled_models(self._engine)
+
+    async def held_back_models(self) -> list[ModelWithStatus]:
+        return await list_models(self._engine, held_back=True)
 
     # -- rounds ----------------------------------------------------------------------------------
 
@@ -509,8 +584,12 @@ class PostgresRepository:
         )
 
     async def leaderboard(self, board: Board = DEFAULT_BOARD) -> LeaderboardRecords:
-        """``board``'s enabled models with their vote records and (when rated) both ratings,
-        plus the style coefficients and the spread of the style deltas between enabled models.
+        """``board``'s models with their status, vote records and (when rated) both ratings,
+        plus the style coefficients and the spread of the style deltas.
+
+        Every active model is listed; a paused or archived one only while it has a vote or a
+        rating on this board (its history stays; a model never played that takes no round has
+        nothing to show).
 
         Sorted rating DESC NULLS LAST, then wins DESC, total votes DESC, display name. Reads
         only counters and rating rows: its cost does not grow with the stored votes.
@@ -546,6 +625,7 @@ class PostgresRepository:
         query = (
             select(
                 *_MODEL_COLUMNS,
+                models.c.status,
                 wins.label("wins"),
                 losses.label("losses"),
                 ties.label("ties"),
@@ -566,7 +646,9 @@ class PostgresRepository:
             .outerjoin(counts, counts.c.model_id == models.c.id)
             .outerjoin(rated, rated.c.model_id == models.c.id)
             .outerjoin(styled, styled.c.model_id == models.c.id)
-            .where(models.c.enabled)
+            .where(
+                models.c.enabled | (wins + losses + ties + skips > 0) | rated.c.rating.isnot(None)
+            )
             .order_by(
                 rated.c.rating.desc().nulls_last(),
                 wins.desc(),
@@ -594,6 +676,7 @@ class PostgresRepository:
             models=[
                 RatedModelRecord(
                     model=_entry(r),
+                    status=r.status,
                     wins=r.wins,
                     losses=r.losses,
                     ties=r.ties,
@@ -690,11 +773,12 @@ async def _population_ratings(conn: AsyncConnection, name: str) -> FromClause | 
 
 
 async def _style_spread(conn: AsyncConnection) -> StyleSpread:
-    """Standard deviations of the style deltas over the usable votes between enabled models.
+    """Standard deviations of the style deltas over the usable votes, every model's: the style
+    pass fits them all (paused and archived models' too), so its per-deviation coefficients
+    read in units by these.
 
     Read from ``pair_style_stats`` (one row per pair), never from the votes themselves.
     """
-    lo, hi = models.alias("lo"), models.alias("hi")
     s = pair_style_stats.c
     sums = [
         func.coalesce(func.sum(s[f"{column}_{kind}"]), 0.0)
@@ -704,8 +788,6 @@ async def _style_spread(conn: AsyncConnection) -> StyleSpread:
     query = (
         select(func.coalesce(func.sum(s.votes), 0), *sums)
         .select_from(pair_style_stats)
-        .join(lo, (lo.c.id == s.model_lo) & lo.c.enabled)
-        .join(hi, (hi.c.id == s.model_hi) & hi.c.enabled)
         .where(s.method == HUMAN)  # the spread the style pass saw: people's votes
     )
     votes, *totals = (await conn.execute(query)).one()

@@ -80,7 +80,9 @@ _MATCHUP_HEADER = {
 _ROUND_CODES = (
     "403 `conversation_forbidden` (another session's conversation); 404 "
     "`conversation_not_found`; 409 `conversation_conflict`, `conversation_not_ready` or a slot "
-    "join's `join_unpaired`, `join_slot_taken`, `join_slots_exhausted`, `join_expired`."
+    "join's `join_unpaired`, `join_slot_taken`, `join_slots_exhausted`, `join_expired`; 409 "
+    "`model_paused` or `model_archived` when a named round (or, on the OpenAI front, the "
+    "`model`) names a paused or archived model."
 )
 
 ROUND_OPERATIONS: tuple[Operation, ...] = (

@@ -25,11 +25,12 @@ SUITE_OPERATIONS: tuple[Operation, ...] = (
         "Start a run of a suite; it walks its prompts in the background",
         "suites",
         {"202": json_answer("The run, just started (poll it for progress).", "SuiteRunView")},
-        errors=(400, 404, 429, 503),
+        errors=(400, 404, 409, 429, 503),
         parameters=(param("path", "name", {"type": "string"}, "The suite's name."),),
         description="Each prompt becomes a headless round judged by the roster's judge, one "
         "after another. 404 `suite_not_found` or `judge_not_configured`; 400 when the suite's "
-        "fixed pair names no enabled model.",
+        "fixed pair names no enabled model; 409 `model_paused` or `model_archived` when it "
+        "names a paused or archived one.",
     ),
     Operation(
         "get",

@@ -19,6 +19,7 @@ from arena_api.core.events import (
     SlotError,
     Token,
 )
+from arena_api.core.lifecycle import ACTIVE, STATUS_NOTES
 from arena_api.core.models import Slot
 from arena_api.core.records import DECISIVE_VOTES, Vote, winner_slot
 from arena_api.core.views import LeaderboardView, RevealedModels
@@ -320,7 +321,8 @@ JOIN_OFF_COLUMN = (
 
 
 def leaderboard_text(board: LeaderboardView) -> str:
-    """The standings as a Markdown table: rating ± interval once fitted, else the win rate."""
+    """The standings as a Markdown table: rating ± interval once fitted, else the win rate;
+    a paused or archived model's name says so."""
     if not board.models:
         return "**Leaderboard**\n\nNo models are enabled."
     rated = any(m.rating is not None for m in board.models)
@@ -333,6 +335,8 @@ def leaderboard_text(board: LeaderboardView) -> str:
         record = f"{m.wins} / {m.losses} / {m.ties}"
         rate = f"{m.win_rate * 100:.1f}%" if m.decided else "–"
         name = _escape(m.display_name)
+        if m.status != ACTIVE:
+            name += f" ({m.status})"
         if not rated:
             rows.append(f"| {position} | {name} | {rate} | {record} | {m.total_votes} |")
             continue
@@ -352,6 +356,9 @@ def leaderboard_text(board: LeaderboardView) -> str:
             caption += "; * provisional (too few votes or too wide an interval), listed last"
     else:
         caption = "no rating fit yet, so ranked by win rate; ratings follow the next fit"
+    for status, note in STATUS_NOTES.items():
+        if any(m.status == status for m in board.models):
+            caption += f"; {note}"
     counted = f"{votes} vote" if votes == 1 else f"{votes} votes"
     return f"**Leaderboard** · {counted} · {caption}\n\n" + "\n".join(rows)
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import random
 import uuid
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -151,6 +151,14 @@ def _digest(kind: str, value: str) -> str:
     return hashlib.sha256(f"{kind}:{value}".encode()).hexdigest()
 
 
+#: How a request's ``model`` may name a roster model: its id, display name or
+#: ``provider:provider_model_id``; failing those, its bare provider model id.
+_NAME_FORMS: tuple[Callable[[ModelEntry], tuple[str, ...]], ...] = (
+    lambda m: (str(m.id), m.display_name, f"{m.provider}:{m.provider_model_id}"),
+    lambda m: (m.provider_model_id,),
+)
+
+
 class OpenAiChatService:
     """The OpenAI chat front (see the module docstring).
 
@@ -207,15 +215,23 @@ class OpenAiChatService:
 
     async def _named(self, model_id: str) -> ModelEntry | None:
         """The enabled model (with a configured provider) that ``model_id`` names: its id,
-        display name or ``provider:provider_model_id`` (or provider model id, if unique)."""
+        display name or ``provider:provider_model_id`` (or provider model id, if unique).
+
+        Raises:
+            ModelNotMatched: (409 ``model_paused`` / ``model_archived``) it names no enabled
+                model but a paused or archived one, which answers nobody (a chat UI may still
+                offer it from an older model list).
+        """
         roster = await self._arena.playable_roster()  # cached: this runs on every request
-        for forms in (
-            lambda m: (str(m.id), m.display_name, f"{m.provider}:{m.provider_model_id}"),
-            lambda m: (m.provider_model_id,),
-        ):
+        for forms in _NAME_FORMS:
             found = [m for m in roster if model_id in forms(m)]
             if len(found) == 1:
                 return found[0]
+        held_back = await self._arena.held_back()  # cached too
+        for forms in _NAME_FORMS:
+            held = [h for h in held_back if model_id in forms(h.model)]
+            if len(held) == 1:
+                raise held[0].not_matched(field="model")
         return None
 
     # -- replies ---------------------------------------------------------------------------------
@@ -227,6 +243,7 @@ class OpenAiChatService:
 
         Raises:
             InvalidRequest: ``stream: false`` on anything but a helper task, or a bad prompt.
+            ModelNotMatched: the model id names a paused or archived model (409).
             ArenaError: a round could not start (as on the arena's own chat route).
         """
         model_id = call.model or "arena"

@@ -166,7 +166,8 @@ class ReadService:
         return await self._repo.last_rating_pass()
 
     async def leaderboard(self, board: Board = DEFAULT_BOARD) -> LeaderboardView:
-        """``board``'s enabled models' records and ratings, plus what reading the ratings needs.
+        """``board``'s models' records and ratings, plus what reading the ratings needs: every
+        active model, and each paused or archived one with votes or a rating here (``status``).
 
         ``components`` says which ratings may be compared (the seed's rating context),
         ``styleControl`` what superficial style is worth in rating points. Each rated model is
@@ -228,6 +229,7 @@ class ReadService:
                     paused=r.model.id in paused,
                     provisional=reason is not None,
                     provisional_reason=reason,
+                    status=r.status,
                 )
             )
         # Settled ratings first, provisional ones below them; each group keeps the store's
@@ -292,8 +294,9 @@ class ReadService:
     async def model_metrics(
         self, votes: Votes = "human", category: str | None = None
     ) -> ModelMetricsView:
-        """Per enabled model: TTFT and duration percentiles, mean tokens and Markdown density of
-        its error-free answers, and its decisive record in each slot."""
+        """Per model on the board (every active one, and a paused or archived one with votes
+        here): TTFT and duration percentiles, mean tokens and Markdown density of its
+        error-free answers, and its decisive record in each slot."""
         return await self._analytics_port().model_metrics(
             check_votes(votes), check_category(category)
         )

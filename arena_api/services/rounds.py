@@ -65,7 +65,7 @@ from arena_api.core.join import (
     JoinHandshake,
     SlotChannel,
 )
-from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.models import ChatMessage, ModelEntry, ModelWithStatus, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
 from arena_api.core.ports import (
     Matchmaker,
@@ -209,6 +209,7 @@ class ArenaService:
         self._policy = policy
         self._rng = rng or random.Random()
         self._roster: tuple[float, list[ModelEntry]] | None = None
+        self._held_back: tuple[float, list[ModelWithStatus]] | None = None
         self._default_model: ModelEntry | None = None
         self._join: Joiner = join or JoinBroker(window_s=0, max_pending=1)
         self._max_queued = max_queued_events
@@ -297,6 +298,16 @@ class ArenaService:
     def roster_changed(self) -> None:
         """The roster was edited: the next round reads it afresh, not after ``roster_ttl_s``."""
         self._roster = None
+        self._held_back = None
+
+    async def held_back(self) -> list[ModelWithStatus]:
+        """The paused and archived models, which no round draws or may name; read only when a
+        request names a model the playable roster lacks (to say why), kept for
+        ``roster_ttl_s`` like the roster."""
+        now = self._clock.monotonic()
+        if self._held_back is None or now - self._held_back[0] > self._roster_ttl_s:
+            self._held_back = (now, await self._repo.held_back_models())
+        return self._held_back[1]
 
     async def usable_models(self) -> int:
         """How many models can answer now, read afresh: for the start's log and ``/health``,
@@ -440,7 +451,7 @@ class ArenaService:
             challenger = self._matchmaker.pick_challenger(drawable, incumbent, stats, self._rng)
             slot_a, slot_b = incumbent, challenger
         elif request.models is not None:
-            slot_a, slot_b = _named_pair(roster, request.models)
+            slot_a, slot_b = await self._named_pair(roster, request.models)
         else:
             if options and options.pair:
                 first, second = options.pair
@@ -522,6 +533,29 @@ class ArenaService:
             retry = min((p.until for p in self.breaker.paused()), default=now) - now
             raise ModelsPaused(len(drawable) + len(also), len(others) - len(drawable), retry)
         return drawable
+
+    async def _named_pair(
+        self, roster: Sequence[ModelEntry], ids: tuple[str, str]
+    ) -> tuple[ModelEntry, ModelEntry]:
+        """The two models a named round was asked for, A first, by their roster ids.
+
+        Raises:
+            InvalidRequest: an id names no model at all (or one whose provider is not set up).
+            ModelNotMatched: (409 ``model_paused`` / ``model_archived``) an id names a paused or
+                archived model.
+        """
+        by_id = {str(m.id): m for m in roster}
+        unknown = [model_id for model_id in ids if model_id.lower() not in by_id]
+        if unknown:
+            held = {str(h.model.id): h for h in await self.held_back()}
+            ghosts = [model_id for model_id in unknown if model_id.lower() not in held]
+            if ghosts:
+                raise InvalidRequest(
+                    "Pick two enabled models for a named round",
+                    details={"models": [f"no enabled model has the id {m!r}" for m in ghosts]},
+                )
+            raise held[unknown[0].lower()].not_matched()
+        return by_id[ids[0].lower()], by_id[ids[1].lower()]
 
     def _require_default(self, roster: Sequence[ModelEntry]) -> ModelEntry:
         model = self._default_model
@@ -742,24 +776,6 @@ class ArenaService:
             conversation_id=str(matchup.conversation_id) if matchup.conversation_id else None,
             reasons=list(reasons),
         )
-
-
-def _named_pair(
-    roster: Sequence[ModelEntry], ids: tuple[str, str]
-) -> tuple[ModelEntry, ModelEntry]:
-    """The two models a named round was asked for, A first, by their roster ids.
-
-    Raises:
-        InvalidRequest: an id names no enabled model.
-    """
-    by_id = {str(m.id): m for m in roster}
-    unknown = [model_id for model_id in ids if model_id.lower() not in by_id]
-    if unknown:
-        raise InvalidRequest(
-            "Pick two enabled models for a named round",
-            details={"models": [f"no enabled model has the id {m!r}" for m in unknown]},
-        )
-    return by_id[ids[0].lower()], by_id[ids[1].lower()]
 
 
 def _to_public(event: InternalEvent) -> PublicEvent | None:

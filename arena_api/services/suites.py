@@ -100,7 +100,8 @@ class SuiteService:
         Raises:
             NotFound: no suite has that name (404 ``suite_not_found``).
             ArenaError: 404 ``judge_not_configured``; 400 ``invalid_request`` when the suite's
-                fixed pair names no enabled model.
+                fixed pair names no enabled model; 409 ``model_paused`` / ``model_archived``
+                when it names a paused or archived one.
         """
         suite = self._suites.suites.get(name)
         if suite is None:
@@ -218,20 +219,19 @@ class SuiteService:
 
         Raises:
             InvalidRequest: a name matches no enabled model, or both name the same one.
+            ModelNotMatched: (409 ``model_paused`` / ``model_archived``) a name matches no
+                enabled model but a paused or archived one.
         """
         roster = await self._arena.playable_roster()
         found: list[ModelEntry] = []
         for name in names:
             wanted = name.strip().lower()
-            model = next(
-                (
-                    m
-                    for m in roster
-                    if wanted in (str(m.id), m.display_name.lower(), m.provider_model_id.lower())
-                ),
-                None,
-            )
+            model = next((m for m in roster if _names(m, wanted)), None)
             if model is None:
+                held_back = await self._arena.held_back()
+                held = next((h for h in held_back if _names(h.model, wanted)), None)
+                if held is not None:
+                    raise held.not_matched()
                 raise InvalidRequest(
                     f"The suite names {name!r}, which is no enabled model",
                     details={"models": [f"no enabled model is {name!r}"]},
@@ -305,6 +305,11 @@ def _result_view(record: SuiteRunRecord, result: SuiteResultRecord) -> SuiteResu
         cost_usd=None if result.cost_usd is None else float(result.cost_usd),
         error=result.error,
     )
+
+
+def _names(model: ModelEntry, wanted: str) -> bool:
+    """Whether ``wanted`` (lower case) is ``model``'s id, display name or provider model id."""
+    return wanted in (str(model.id), model.display_name.lower(), model.provider_model_id.lower())
 
 
 def _run_view(record: SuiteRunRecord) -> SuiteRunView:

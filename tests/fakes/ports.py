@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from arena_api.core.boards import DEFAULT_BOARD, Board
 from arena_api.core.errors import ProviderError, ProviderUnavailable
 from arena_api.core.events import SlotResult
-from arena_api.core.models import ChatMessage, ModelEntry, Slot
+from arena_api.core.models import ChatMessage, ModelEntry, ModelWithStatus, Slot
 from arena_api.core.ports import (
     LeaderboardRecords,
     MatchmakingSnapshot,
@@ -87,6 +87,8 @@ class FakeRoundStore:
     """``RoundStore`` in memory: ``create_round`` stores the matchup a later vote reads."""
 
     models: list[ModelEntry] = field(default_factory=list)
+    #: The paused and archived models (never drawn).
+    held_back: list[ModelWithStatus] = field(default_factory=list)
     matchups: dict[uuid.UUID, MatchupRecord] = field(default_factory=dict)
     conversations: dict[uuid.UUID, ConversationRecord] = field(default_factory=dict)
     rounds: list[NewRound] = field(default_factory=list)
@@ -101,6 +103,9 @@ class FakeRoundStore:
     async def enabled_models(self) -> list[ModelEntry]:
         self.roster_reads += 1
         return list(self.models)
+
+    async def held_back_models(self) -> list[ModelWithStatus]:
+        return list(self.held_back)
 
     async def snapshot(self) -> MatchmakingSnapshot:
         return self.stats

@@ -68,8 +68,53 @@ def test_db_seed_is_idempotent_from_the_command_line(fresh_database: Callable[[]
     first = _arena("db", "seed", DATABASE_URL=url)
     second = _arena("db", "seed", DATABASE_URL=url)
 
-    assert first.returncode == 0 and "4 new, 0 kept, 0 disabled" in first.stdout
-    assert second.returncode == 0 and "0 new, 4 kept, 0 disabled" in second.stdout
+    assert first.returncode == 0 and "4 new, 0 kept, 0 archived" in first.stdout
+    assert second.returncode == 0 and "0 new, 4 kept, 0 archived" in second.stdout
+
+
+@pytest.mark.slow
+def test_models_list_and_set_status_until_the_file_says_otherwise(
+    fresh_database: Callable[[], str], tmp_path: Path
+) -> None:
+    url = fresh_database()
+    roster = tmp_path / "models.yaml"
+    roster.write_text(
+        "models:\n"
+        "  - {display_name: Kept, provider: mock, provider_model_id: kept}\n"
+        "  - {display_name: Resting, provider: mock, provider_model_id: resting, "
+        "enabled: false}\n"
+        "  - {display_name: Gone, provider: mock, provider_model_id: gone}\n"
+    )
+    assert _arena("db", "seed", "--file", str(roster), DATABASE_URL=url).returncode == 0
+    roster.write_text(
+        "models:\n"
+        "  - {display_name: Kept, provider: mock, provider_model_id: kept}\n"
+        "  - {display_name: Resting, provider: mock, provider_model_id: resting, "
+        "status: paused}\n"
+    )
+    reseeded = _arena("db", "seed", "--file", str(roster), DATABASE_URL=url)
+
+    paused = _arena("models", "set-status", "Kept", "paused", DATABASE_URL=url)
+    listed = _arena("models", "list", DATABASE_URL=url)
+    unknown = _arena("models", "set-status", "Nobody", "active", DATABASE_URL=url)
+    bad = _arena("models", "set-status", "Kept", "retired", DATABASE_URL=url)
+    again = _arena("db", "seed", "--file", str(roster), DATABASE_URL=url)
+    after = _arena("models", "list", DATABASE_URL=url)
+
+    assert reseeded.returncode == 0 and "0 new, 2 kept, 1 archived" in reseeded.stdout
+    assert paused.returncode == 0 and "Kept (" in paused.stdout
+    assert paused.stdout.rstrip().endswith("active -> paused")
+    statuses = [line.split()[0] + " " + line.split()[-1] for line in listed.stdout.splitlines()]
+    assert statuses == ["archived Gone", "paused Kept", "paused Resting"]
+    assert unknown.returncode == 2 and "no model is 'Nobody'" in unknown.stderr
+    assert bad.returncode == 2 and "retired" in bad.stderr
+    # The file lists Kept with no status: active again at the next seed.
+    assert again.returncode == 0
+    assert [line.split()[0] for line in after.stdout.splitlines()] == [
+        "active",
+        "archived",
+        "paused",
+    ]
 
 
 def test_suite_list_and_run_from_the_command_line(

@@ -92,22 +92,24 @@ async def test_a_malformed_named_request_is_a_400_that_stores_nothing(
     assert stored == 0
 
 
-async def test_an_unknown_or_disabled_model_is_named_in_the_400(
+async def test_an_unknown_model_is_a_400_and_a_paused_one_a_409_naming_it(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     async with serve_arena(db, database_url, tmp_path) as arena:
-        (a, _), (b, _) = (await _models(arena))[:2]
+        (a, _), (b, b_name) = (await _models(arena))[:2]
         async with db.begin() as conn:
             await conn.execute(text("UPDATE models SET status = 'paused' WHERE id = :b"), {"b": b})
+        arena.service.roster_changed()
         ghost = str(uuid.uuid4())
 
         response, _ = await arena.chat(mode="named", models=[a, ghost])
-        disabled, _ = await arena.chat(mode="named", models=[a, b])
+        paused, _ = await arena.chat(mode="named", models=[a, b])
         stored = await arena.scalar("SELECT count(*) FROM matchups")
 
     assert response.status_code == 400
     assert response.json()["details"]["models"] == [f"no enabled model has the id '{ghost}'"]
-    assert disabled.status_code == 400 and b in disabled.json()["details"]["models"][0]
+    assert paused.status_code == 409 and paused.json()["code"] == "model_paused"
+    assert paused.json()["details"]["models"] == [f"{b_name!r} ({b}) is paused"]
     assert stored == 0
 
 

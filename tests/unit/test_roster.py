@@ -47,6 +47,28 @@ def test_shipped_example_roster_is_valid() -> None:
             id="judge-prompt-without-placeholders",
         ),
         pytest.param(
+            "models:\n  - {display_name: A, provider: mock, provider_model_id: a, status: gone}",
+            "models.0.status",
+            id="unknown-status",
+        ),
+        pytest.param(
+            "models:\n  - {display_name: A, provider: mock, provider_model_id: a, "
+            "enabled: false, status: active}",
+            "enabled: false contradicts status: active",
+            id="enabled-contradicts-status",
+        ),
+        pytest.param(
+            "models:\n  - {display_name: A, provider: mock, provider_model_id: a, "
+            "enabled: true, status: paused}",
+            "enabled: true contradicts status: paused",
+            id="enabled-contradicts-paused",
+        ),
+        pytest.param(
+            "models:\n  - {display_name: A, provider: mock, provider_model_id: a, enabled: 3}",
+            "enabled must be true or false",
+            id="enabled-not-boolean",
+        ),
+        pytest.param(
             "models:\n  - {display_name: A, provider: mock, provider_model_id: a}\n"
             "judge: {display_name: J, provider: mock, provider_model_id: j, swap: maybe}",
             "judge.swap",
@@ -99,6 +121,65 @@ def test_the_environment_roster_replaces_the_file_and_has_no_judge() -> None:
     assert settings.roster_source == "ARENA_MODELS"
 
 
+def test_a_model_is_active_unless_the_file_gives_its_status(tmp_path: Path) -> None:
+    path = tmp_path / "models.yaml"
+    path.write_text(
+        "models:\n"
+        "  - {display_name: A, provider: mock, provider_model_id: a}\n"
+        "  - {display_name: B, provider: mock, provider_model_id: b, status: paused}\n"
+        "  - {display_name: C, provider: mock, provider_model_id: c, status: archived}\n"
+    )
+
+    roster = load_roster(path)
+
+    assert [m.status for m in roster.models] == ["active", "paused", "archived"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "status"),
+    [
+        ("enabled: false", "paused"),
+        ("enabled: true", "active"),
+        ("enabled: false, status: paused", "paused"),
+        # enabled is status == active, so an archived model is not enabled either
+        ("enabled: false, status: archived", "archived"),
+    ],
+)
+def test_the_deprecated_enabled_still_reads_with_a_warning(
+    tmp_path: Path, fields: str, status: str
+) -> None:
+    path = tmp_path / "models.yaml"
+    path.write_text(
+        "models:\n"
+        "  - {display_name: A, provider: mock, provider_model_id: a}\n"
+        f"  - {{display_name: B, provider: mock, provider_model_id: b, {fields}}}\n"
+    )
+
+    with pytest.warns(FutureWarning, match=r"enabled is deprecated.*used by B\)"):
+        roster = load_roster(path)
+
+    assert [m.status for m in roster.models] == ["active", status]
+
+
+def test_a_paused_model_may_share_an_active_ones_display_name() -> None:
+    """Only active models are drawn and revealed by name in new rounds."""
+    roster = Roster.model_validate(
+        {
+            "models": [
+                {"display_name": "A", "provider": "mock", "provider_model_id": "a"},
+                {
+                    "display_name": "A",
+                    "provider": "mock",
+                    "provider_model_id": "a-old",
+                    "status": "archived",
+                },
+            ]
+        }
+    )
+
+    assert [m.status for m in roster.models] == ["active", "archived"]
+
+
 def test_without_arena_models_the_roster_is_the_file() -> None:
     settings = load_settings({"ARENA_MODELS_FILE": str(ROOT / "models.yaml")})
 
@@ -111,7 +192,7 @@ def test_an_environment_roster_with_a_name_twice_says_how_to_tell_them_apart() -
     with pytest.raises(RosterError) as caught:
         roster_of(settings)
 
-    assert str(caught.value).startswith("ARENA_MODELS does not make a roster: two enabled")
+    assert str(caught.value).startswith("ARENA_MODELS does not make a roster: two active")
     assert "=Display Name" in str(caught.value)
 
 

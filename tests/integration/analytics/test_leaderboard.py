@@ -16,12 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from tests.integration.analytics._history import answer, arena_of, cast_vote, disable, rate, round_
 
 SCALE = 400 / math.log(10)
+#: A third delta at the mean of two leaves their squared deviations and adds a vote.
+THIRD = math.sqrt(2 / 3)
 
 
 async def test_rows_carry_records_ratings_games_and_ranks_by_interval_overlap(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
-    """Overlapping intervals share a rank; ranks never cross components or count disabled models."""
+    """Overlapping intervals share a rank; ranks never cross components; an archived model keeps
+    its row, marked, and its place among the ranks (its history is the board's)."""
     names = ("Alpha", "Beta", "Gamma", "Delta", "Epsilon", "Zeta")
     async with arena_of(db, database_url, tmp_path, *names) as (arena, m):
         async with db.begin() as conn:
@@ -31,17 +34,18 @@ async def test_rows_carry_records_ratings_games_and_ranks_by_interval_overlap(
             await round_(conn, m["Alpha"], m["Gamma"], "both_good")
             await round_(conn, m["Gamma"], m["Beta"], "skip")
             await round_(conn, m["Zeta"], m["Alpha"], "right")  # Alpha beats Zeta...
-            await disable(conn, m["Zeta"])  # ...which is then disabled
+            await disable(conn, m["Zeta"])  # ...which is then archived
             await rate(conn, m["Alpha"], 1100, 20, games=5, style=1050)  # [1080, 1120]
             await rate(conn, m["Beta"], 1070, 20, games=3, style=1095)  # [1050, 1090]
             await rate(conn, m["Gamma"], 1000, 20, games=1)  # [980, 1020]
             await rate(conn, m["Delta"], 1200, 10, component=1, style=1200)
-            await rate(conn, m["Zeta"], 1300, 5, games=1)  # above all, but disabled
+            await rate(conn, m["Zeta"], 1300, 5, games=1)  # [1295, 1305]: above all, archived
 
         board = (await arena.client.get("/api/arena/leaderboard")).json()
 
     rows = {row["displayName"]: row for row in board["models"]}
     assert [row["displayName"] for row in board["models"]] == [
+        "Zeta",  # 1300, archived
         "Delta",  # 1200
         "Alpha",  # 1100
         "Beta",  # 1070
@@ -55,18 +59,30 @@ async def test_rows_carry_records_ratings_games_and_ranks_by_interval_overlap(
     assert alpha["ratingStdError"] == pytest.approx(20 / 1.96)
     beta = rows["Beta"]
     assert (beta["wins"], beta["losses"], beta["skips"], beta["winRate"]) == (1, 2, 1, 0.3333)
-    # Beta's upper bound 1090 is above Alpha's lower bound 1080: they overlap and share rank 1.
-    # Gamma's upper bound 1020 is below both lower bounds (1080, 1050): rank 1 + 2.
-    # Delta leads its own component; Zeta is disabled and ranks nobody.
+    assert {name: row["status"] for name, row in rows.items()} == {
+        "Zeta": "archived",
+        **{name: "active" for name in ("Delta", "Alpha", "Beta", "Gamma", "Epsilon")},
+    }
+    # Zeta's interval lies wholly above every other of component 0: rank 1, and one above each.
+    # Beta's upper bound 1090 is above Alpha's lower bound 1080: they overlap and share rank 2.
+    # Gamma's upper bound 1020 is below Zeta's, Alpha's and Beta's lower bounds: rank 1 + 3.
+    # Delta leads its own component.
     ranks = {name: rows[name]["rank"] for name in rows}
-    assert ranks == {"Delta": 1, "Alpha": 1, "Beta": 1, "Gamma": 3, "Epsilon": None}
+    assert ranks == {"Zeta": 1, "Delta": 1, "Alpha": 2, "Beta": 2, "Gamma": 4, "Epsilon": None}
     # Style intervals: Beta [1075, 1115] lies wholly above Alpha [1030, 1070].
     style_ranks = {name: rows[name]["styleControlledRank"] for name in rows}
-    assert style_ranks == {"Delta": 1, "Alpha": 2, "Beta": 1, "Gamma": None, "Epsilon": None}
+    assert style_ranks == {
+        "Zeta": None,
+        "Delta": 1,
+        "Alpha": 2,
+        "Beta": 1,
+        "Gamma": None,
+        "Epsilon": None,
+    }
     assert rows["Epsilon"]["rating"] is None and rows["Epsilon"]["games"] is None
     assert board["components"] == {
         "count": 2,
-        "groups": [{"componentId": 0, "models": 3}, {"componentId": 1, "models": 1}],
+        "groups": [{"componentId": 0, "models": 4}, {"componentId": 1, "models": 1}],
     }
 
 
@@ -129,7 +145,8 @@ async def test_style_control_restates_coefficients_in_points_per_unit(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     """perUnit divides by the population standard deviation of the raw deltas over the usable
-    non-skip votes between enabled models; here two votes qualify."""
+    non-skip votes, an archived model's too (the style pass fits them all); three qualify, the
+    third at the mean of the first two, so each deviation is sqrt(2/3) of theirs."""
     earlier = datetime(2026, 7, 24, 8, 0, tzinfo=UTC)
     latest = datetime(2026, 7, 24, 9, 0, 0, 123000, tzinfo=UTC)
     async with arena_of(db, database_url, tmp_path, "Alpha", "Beta", "Gamma") as (arena, m):
@@ -151,7 +168,7 @@ async def test_style_control_restates_coefficients_in_points_per_unit(
             skipped = await round_(conn, a, b, "skip")
             failed = await round_(conn, a, b, "left")
             no_ttft = await round_(conn, a, b, "right")
-            disabled = await round_(conn, a, g, "left")
+            archived = await round_(conn, a, g, "left")
             unvoted = await round_(conn, a, b)
             half = await round_(conn, a, b, "left")
             for matchup in (skipped, failed, no_ttft, unvoted, half):
@@ -161,8 +178,9 @@ async def test_style_control_restates_coefficients_in_points_per_unit(
             for matchup in (skipped, no_ttft, unvoted):
                 await answer(conn, matchup, b, "B", tokens=1)
             await answer(conn, failed, b, "B", error="timed out")
-            await answer(conn, disabled, a, "A", tokens=5000)
-            await answer(conn, disabled, g, "B", tokens=1)
+            # Counted, its model archived: 0, +0.1, +100, -1000 (the mean of the two above).
+            await answer(conn, archived, a, "A", tokens=100, markdown=0.2, ttft=200, duration=1000)
+            await answer(conn, archived, g, "B", tokens=100, markdown=0.1, ttft=100, duration=2000)
             await disable(conn, g)
             for feature, coefficient, at in (
                 ("novelty", 0.4, earlier),
@@ -182,7 +200,7 @@ async def test_style_control_restates_coefficients_in_points_per_unit(
 
         style = (await arena.client.get("/api/arena/leaderboard")).json()["styleControl"]
 
-    assert style["votesObserved"] == 2
+    assert style["votesObserved"] == 3
     assert style["computedAt"] == "2026-07-24T09:00:00.123Z"
     effects = {e["feature"]: e for e in style["effects"]}
     assert [e["feature"] for e in style["effects"]] == [
@@ -200,24 +218,24 @@ async def test_style_control_restates_coefficients_in_points_per_unit(
         "basis": "absolute",
         "perUnit": None,
     }
-    # verbosity: deltas +200 and -200, standard deviation 200 tokens.
+    # verbosity: deltas +200, -200 and 0, standard deviation 200 * sqrt(2/3) tokens.
     assert effects["verbosity"]["points"] == pytest.approx(0.1 * SCALE)
     assert effects["verbosity"]["basis"] == "per_std_dev"
     assert effects["verbosity"]["perUnit"] == {
-        "points": pytest.approx(0.1 * SCALE / 200 * 100),
+        "points": pytest.approx(0.1 * SCALE / (200 * THIRD) * 100),
         "unit": "100 output tokens",
     }
-    # formatting: +0.2 and 0.0, mean 0.1, standard deviation 0.1.
+    # formatting: +0.2, 0.0 and +0.1, mean 0.1, standard deviation 0.1 * sqrt(2/3).
     assert effects["formatting"]["perUnit"] == {
-        "points": pytest.approx(0.2 * SCALE / 0.1 * 0.1),
+        "points": pytest.approx(0.2 * SCALE / (0.1 * THIRD) * 0.1),
         "unit": "0.1 markdown density",
     }
-    # latency_ttft: +100 both times, no spread, no unit.
+    # latency_ttft: +100 every time, no spread, no unit.
     assert effects["latency_ttft"]["perUnit"] is None
     assert effects["latency_ttft"]["points"] == pytest.approx(-0.1 * SCALE)
-    # latency_duration: +1000 and -3000, mean -1000, standard deviation 2000 ms.
+    # latency_duration: +1000, -3000 and -1000, standard deviation 2000 * sqrt(2/3) ms.
     assert effects["latency_duration"]["perUnit"] == {
-        "points": pytest.approx(0.3 * SCALE / 2000 * 1000),
+        "points": pytest.approx(0.3 * SCALE / (2000 * THIRD) * 1000),
         "unit": "second of streaming",
     }
     assert effects["novelty"]["basis"] == "per_std_dev" and effects["novelty"]["perUnit"] is None

@@ -28,7 +28,7 @@ async def test_style_control_lists_coefficients_and_models_rated_by_both_passes(
             await rate(conn, m["Beta"], 1200, 20, style=1150)
             await rate(conn, m["Gamma"], 1300, 20)  # no style-controlled rating
             await rate(conn, m["Delta"], 1400, 20, style=1400)
-            await disable(conn, m["Delta"])
+            await disable(conn, m["Delta"])  # archived: its ratings stay, as on the board
             for feature, value in (("verbosity", 0.284), ("position", 0.05), ("formatting", -0.1)):
                 await conn.execute(
                     text(
@@ -48,6 +48,12 @@ async def test_style_control_lists_coefficients_and_models_rated_by_both_passes(
             {"feature": "verbosity", "coefficient": 0.284, "computedAt": at},
         ],
         "models": [
+            {
+                "id": str(m["Delta"]),
+                "displayName": "Delta",
+                "rating": 1400,
+                "styleControlledRating": 1400,
+            },
             {
                 "id": str(m["Beta"]),
                 "displayName": "Beta",

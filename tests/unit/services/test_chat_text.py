@@ -143,3 +143,22 @@ def test_the_leaderboard_shows_rank_ranges_and_marks_provisional_models() -> Non
     )
     assert lines[4].startswith("| 1–2 | Settled | 1100 |")
     assert lines[5].startswith("| 1–2 | Fresh * | 1050 |")
+
+
+def test_the_leaderboard_names_paused_and_archived_models_and_says_what_that_means() -> None:
+    archived = _entry("Gone", 5, 2, 1080.0).model_copy(update={"status": "archived"})
+    paused = _entry("Resting", 2, 5, 990.0).model_copy(update={"status": "paused"})
+    board = LeaderboardView(
+        components=Components(count=1, groups=[]),
+        style_control=StyleControl(effects=[], votes_observed=0, computed_at=None),
+        models=[archived, _entry("Here", 4, 4, 1000.0), paused],
+    )
+
+    lines = leaderboard_text(board).splitlines()
+
+    assert lines[0].endswith(
+        "; paused: not matched for now; archived: no longer in the roster, history kept"
+    )
+    assert lines[4].startswith("| 1 | Gone (archived) | 1080 |")
+    assert lines[5].startswith("| 1 | Here | 1000 |")
+    assert lines[6].startswith("| 1 | Resting (paused) | 990 |")

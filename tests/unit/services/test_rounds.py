@@ -10,19 +10,21 @@ import pytest
 from arena_api.core.errors import (
     ConversationError,
     InvalidRequest,
+    ModelNotMatched,
     NotEnoughModels,
     ProviderRateLimited,
     RoundConfigError,
     ShuttingDown,
     VoteError,
 )
-from arena_api.core.models import ChatMessage, Slot
+from arena_api.core.lifecycle import ModelStatus
+from arena_api.core.models import ChatMessage, ModelWithStatus, Slot
 from arena_api.core.records import ConversationRecord, StoredAnswer, TurnRecord
 from arena_api.core.requests import VoteRequest
 from arena_api.core.tokens import token_hash
 from arena_api.services.rounds import RoundOptions, RoundPolicy
 from tests.fakes.arena import ROSTER, FakeArena, drain
-from tests.fakes.ports import ScriptedProvider, model
+from tests.fakes.ports import FakeRoundStore, ScriptedProvider, model
 
 AURORA, BOREALIS, CIRRUS = ROSTER
 
@@ -134,6 +136,44 @@ async def test_a_named_round_naming_a_model_not_in_the_roster_is_an_invalid_requ
 
     assert refused.value.details == {"models": [f"no enabled model has the id {missing!r}"]}
     assert arena.store.rounds == []
+
+
+@pytest.mark.parametrize("status", ["paused", "archived"])
+async def test_a_named_round_naming_a_held_back_model_says_it_is_paused_or_archived(
+    status: ModelStatus,
+) -> None:
+    retired = model("dune", number=4)
+    arena = FakeArena(store=FakeRoundStore(held_back=[ModelWithStatus(retired, status)]))
+
+    with pytest.raises(ModelNotMatched) as refused:
+        await arena.start(mode="named", models=[str(AURORA.id), str(retired.id).upper()])
+
+    assert (refused.value.status, refused.value.code) == (409, f"model_{status}")
+    assert refused.value.details == {"models": [f"'Dune' ({retired.id}) is {status}"]}
+    assert f"'Dune' is {status}" in refused.value.message
+    assert arena.store.rounds == []
+
+
+async def test_an_unknown_model_beside_a_held_back_one_is_still_an_invalid_request() -> None:
+    retired = model("dune", number=4)
+    arena = FakeArena(store=FakeRoundStore(held_back=[ModelWithStatus(retired, "archived")]))
+    missing = str(uuid.UUID(int=99))
+
+    with pytest.raises(InvalidRequest) as refused:
+        await arena.start(mode="named", models=[str(retired.id), missing])
+
+    assert refused.value.details == {"models": [f"no enabled model has the id {missing!r}"]}
+
+
+async def test_blind_rounds_never_draw_a_held_back_model() -> None:
+    retired = model("dune", number=4)
+    arena = FakeArena(store=FakeRoundStore(held_back=[ModelWithStatus(retired, "paused")]))
+
+    for _ in range(50):
+        await arena.start()
+
+    drawn = {m for r in arena.store.rounds for m in (r.slot_a, r.slot_b)}
+    assert drawn == set(ROSTER)
 
 
 async def test_a_fixed_pair_plays_those_two_models_in_a_drawn_order() -> None:
