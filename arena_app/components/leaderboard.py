@@ -31,6 +31,20 @@ def _row(row: rx.Var[dict[str, str]]) -> rx.Component:
                 ),
             ),
             rx.cond(
+                row["status"] != "",
+                rx.tooltip(
+                    rx.badge(
+                        row["status"],
+                        size="1",
+                        color_scheme="gray",
+                        variant="outline",
+                        margin_left="0.4em",
+                        data_testid="status",
+                    ),
+                    content=row["status_note"],
+                ),
+            ),
+            rx.cond(
                 row["provisional"] != "",
                 rx.tooltip(
                     rx.badge(

@@ -335,6 +335,10 @@ def rankings_tab() -> rx.Component:
                     s.unplayed != "",
                     rx.text(s.unplayed, size="1", color_scheme="gray", data_testid="unplayed"),
                 ),
+                rx.cond(
+                    s.held_back != "",
+                    rx.text(s.held_back, size="1", color_scheme="gray", data_testid="held-back"),
+                ),
                 width="100%",
             ),
         ),

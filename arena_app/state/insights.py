@@ -13,6 +13,7 @@ import reflex as rx
 
 from arena_api.core.boards import Board
 from arena_api.core.categories import LANGUAGE_PREFIX, check_slice
+from arena_api.core.lifecycle import STATUS_NOTES
 from arena_api.core.populations import VOTE_METHODS
 from arena_api.core.sides import VOTES
 from arena_api.core.views import LeaderboardEntry, Votes
@@ -176,6 +177,8 @@ class InsightsState(rx.State):
     unplayed: str = ""
     #: The rated models whose ratings are provisional, with why ("" when none is).
     provisional: str = ""
+    #: The paused and archived models the board keeps for their history ("" when none is).
+    held_back: str = ""
     rated: list[dict[str, Any]] = []
     styled: list[dict[str, Any]] = []
     #: Places each model moves under style control, in the board's order (up or down).
@@ -399,6 +402,12 @@ class InsightsState(rx.State):
             if m.provisional and m.rating is not None
         ]
         provisional = f"Provisional, listed last: {'; '.join(unsettled)}." if unsettled else ""
+        kept = [
+            f"{m.display_name} ({STATUS_NOTES[m.status]})"
+            for m in board.models
+            if m.status in STATUS_NOTES
+        ]
+        held_back = f"Kept for their history, never matched: {'; '.join(kept)}." if kept else ""
         both = [
             m
             for m in board.models
@@ -417,6 +426,7 @@ class InsightsState(rx.State):
             unplayed=unplayed,
             rated=rated,
             provisional=provisional,
+            held_back=held_back,
             styled=styled,
             shifts=_shifts(both),
             names_px=name_width([m.display_name for m in board.models]),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import reflex as rx
 
 from arena_api.core.boards import Board
+from arena_api.core.lifecycle import ACTIVE, STATUS_NOTES
 from arena_app.backend import services
 
 #: How often an open page asks for the standings (the rating process refits within
@@ -64,6 +65,10 @@ class LeaderboardState(rx.State):
                     "name": model.display_name,
                     # The breaker paused it: rounds do not draw it until it is tried again.
                     "paused": "paused" if model.paused else "",
+                    # Paused or archived in the roster: on the board for its history, never
+                    # matched ("" when active); the mark's tooltip says which.
+                    "status": "" if model.status == ACTIVE else model.status,
+                    "status_note": STATUS_NOTES.get(model.status, ""),
                     # Why its rating cannot be read as settled yet ("" once it is).
                     "provisional": reads.provisional_note(model)
                     if model.rating is not None
