@@ -60,8 +60,9 @@ alone was never the board.
 
 Demo models: when fewer than ``models`` models are enabled, ``Demo …`` models (provider
 ``mock``) are added, enabled, so that the leaderboard shows them and, with the mock provider on,
-matchmaking may draw them too. ``arena serve`` syncs the roster from the roster file and disables
-models that the file does not list, so list them there to keep them after a restart.
+matchmaking may draw them too. ``arena serve`` syncs the roster from the roster file and archives
+models that the file does not list (they stay on the board with their votes, never matched), so
+list them there to keep them playing after a restart.
 """
 
 from __future__ import annotations
