@@ -10,7 +10,8 @@ asked about a round a person then voted on first.
 
 The read walks the readable verdicts (each cost a judge call, so they are few beside the votes)
 and finds each one's vote by the unique matchup id; the boards are people's ``model_ratings``
-and the judge's row of ``model_population_ratings``.
+and the judge's row of ``model_population_ratings``. Over 1M demo votes it takes 0.3 s with 20k
+verdicts and 2 s with 200k (every prompt; a slice, 0.3 and 0.9 s).
 """
 
 from __future__ import annotations

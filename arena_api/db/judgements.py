@@ -110,18 +110,24 @@ class PostgresAutoJudgeQueue:
 # Rounds a person voted on (a skip compares nothing), blind as people's board counts them, whose
 # text is still there to read (text retention empties it), with both answers, and that the judge
 # has not read: a failed verdict (its endpoint did not answer) may be asked again, an
-# unreadable one was an answer and is not.
+# unreadable one was an answer and is not. No index orders rounds by time, so the blind rounds
+# with text are sorted once (OFFSET 0 keeps the planner from pushing the per-round checks under
+# the sort) and checked newest first until the limit is reached: 1.0 s at 1M demo rounds with
+# 200k of them judged, against 11.7 s when every round was checked before the sort.
 _VOTED_UNJUDGED = f"""
 SELECT m.id
-  FROM matchups m
-  JOIN preferences p ON p.matchup_id = m.id AND p.method = '{HUMAN}' AND p.vote <> '{SKIP}'
- WHERE m.mode = 'blind'
-   AND m.prompt <> ''
-   AND (SELECT count(*) FROM responses r WHERE r.matchup_id = m.id) = 2
+  FROM (SELECT id, categories, language
+          FROM matchups
+         WHERE mode = 'blind' AND prompt <> ''
+         ORDER BY created_at DESC, id DESC
+        OFFSET 0) m
+ WHERE ($2::text IS NULL OR $2::text = ANY(arena_prompt_slices(m.categories, m.language)))
+   AND EXISTS (SELECT 1 FROM preferences p
+                WHERE p.matchup_id = m.id AND p.method = '{HUMAN}' AND p.vote <> '{SKIP}')
+   AND EXISTS (SELECT 1 FROM responses r WHERE r.matchup_id = m.id AND r.slot = 'A')
+   AND EXISTS (SELECT 1 FROM responses r WHERE r.matchup_id = m.id AND r.slot = 'B')
    AND NOT EXISTS (SELECT 1 FROM judge_verdicts v
                     WHERE v.matchup_id = m.id AND v.outcome <> 'failed')
-   AND ($2::text IS NULL OR $2::text = ANY(arena_prompt_slices(m.categories, m.language)))
- ORDER BY m.created_at DESC, m.id DESC
  LIMIT $1
 """
 _OUTPUT_PER_READING = """
