@@ -627,20 +627,39 @@ def head_to_head_tab() -> rx.Component:
             "Tie rate by pair",
             "No decided pairs yet.",
             s.tie_rates.length() > 0,
-            _horizontal(
-                rx.recharts.bar(
-                    data_key="tie_rate",
-                    name="tie rate",
-                    unit="%",
-                    fill="#ffc53d",
-                    bar_size=12,
-                    is_animation_active=False,
+            rx.vstack(
+                rx.text(
+                    "The pairs whose tie rate is surely highest (the dot, with its 95% interval): "
+                    "ranked by the interval's lower end, so that a pair tied in its only two "
+                    "games does not lead.",
+                    size="1",
+                    color_scheme="gray",
                 ),
-                _top_axis(unit="%"),
-                data=s.tie_rates,
-                y_key="pair",
-                y_width=180,
-                row_px=40,  # a pair's two names take two lines
+                _horizontal(
+                    rx.recharts.bar(
+                        data_key="interval",
+                        name="95% interval",
+                        unit="%",
+                        fill="#ffe3a2",
+                        bar_size=12,
+                        is_animation_active=False,
+                    ),
+                    rx.recharts.line(
+                        data_key="tie_rate",
+                        name="tie rate",
+                        unit="%",
+                        stroke="transparent",
+                        dot={"r": 4, "fill": "#e2a336", "stroke": "#e2a336"},
+                        is_animation_active=False,
+                    ),
+                    _top_axis(unit="%", domain=[0, 100]),
+                    data=s.tie_rates,
+                    y_key="pair",
+                    y_width=180,
+                    row_px=40,  # a pair's two names take two lines
+                    chart=rx.recharts.composed_chart,
+                ),
+                width="100%",
             ),
         ),
         rx.cond(
@@ -841,6 +860,8 @@ def _spend() -> rx.Component:
             ),
             size="1",
             width="100%",
+            # A row per model on one line, however narrow the screen: the table scrolls across.
+            white_space="nowrap",
         ),
         rx.text(
             "Tokens as the provider reported them, or estimated where it reported none.",

@@ -97,14 +97,15 @@ def name_width(names: list[str]) -> int:
     return max(80, 24 + round(8.2 * min(longest, NAME_CHARS)))
 
 
-def _wilson_lower(hits: int, trials: int, z: float = 1.96) -> float:
-    """The lower end of the Wilson score interval of ``hits`` in ``trials`` (95 %)."""
+def _wilson(hits: int, trials: int, z: float = 1.96) -> list[float]:
+    """The Wilson score interval of ``hits`` in ``trials`` (95 %), in %."""
     if not trials:
-        return 0.0
+        return [0.0, 100.0]
     p = hits / trials
     centre = p + z * z / (2 * trials)
     spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-    return (centre - spread) / (1 + z * z / trials)
+    scale = 100 / (1 + z * z / trials)
+    return [round((centre - spread) * scale, 1), round((centre + spread) * scale, 1)]
 
 
 def _rating_axis(values: list[float]) -> tuple[list[float], bool]:
@@ -463,8 +464,7 @@ class InsightsState(rx.State):
                     {
                         "pair": f"{a} vs {b}",
                         "tie_rate": _pct(pair.ties, pair.games),
-                        "games": pair.games,
-                        "_rank": _wilson_lower(pair.ties, pair.games),
+                        "interval": _wilson(pair.ties, pair.games),
                     }
                 )
         self._h2h_names = [names.get(i, _UNNAMED) for i in order]
@@ -473,7 +473,7 @@ class InsightsState(rx.State):
         self._publish_matrix()
         # Ranked by the lower end of the tie rate's interval: a pair tied in its only two
         # games does not top the list over one that ties a third of a thousand.
-        ties.sort(key=lambda t: -float(t.pop("_rank")))
+        ties.sort(key=lambda t: -float(t["interval"][0]))
         self.tie_rates = ties[:TIE_PAIRS]
         groups = board.components.groups
         if board.components.count is None:
