@@ -693,6 +693,7 @@ def _scatter(title: str, x_key: str, x_label: str) -> rx.Component:
 
 def style_tab() -> rx.Component:
     s = InsightsState
+    # The small charts pair up first, the two with a row per model after them.
     return _tab_grid(
         _card(
             "Style coefficients (rating points)",
@@ -714,6 +715,9 @@ def style_tab() -> rx.Component:
                 row_px=40,
             ),
         ),
+        _scatter("Verbosity vs win rate", "tokens", "mean output tokens"),
+        _scatter("Time to first token vs win rate", "ttft", "p50 TTFT (ms)"),
+        _scatter("Markdown vs win rate", "markdown", "mean Markdown density"),
         _card(
             "Decisive win rate in slot A vs slot B",
             "No decisive votes yet.",
@@ -724,9 +728,6 @@ def style_tab() -> rx.Component:
                 _top_axis(domain=[0, 100], unit="%"),
             ),
         ),
-        _scatter("Verbosity vs win rate", "tokens", "mean output tokens"),
-        _scatter("Time to first token vs win rate", "ttft", "p50 TTFT (ms)"),
-        _scatter("Markdown vs win rate", "markdown", "mean Markdown density"),
         _card(
             "Stream duration p50 to p90 (ms)",
             "No answers recorded yet.",
