@@ -201,7 +201,7 @@ def _battle(record: object) -> Battle:
     if model_a == model_b:
         raise ValueError("model_a and model_b are the same model")
     winner = record.get("winner")
-    if winner not in _READ_WINNERS:
+    if not isinstance(winner, str) or winner not in _READ_WINNERS:
         raise ValueError(f"winner must be one of {', '.join(_READ_WINNERS)}")
     voted_at = _timestamp(record.get("tstamp"))
     anony = record.get("anony", True)

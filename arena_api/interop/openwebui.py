@@ -93,7 +93,7 @@ class OpenWebUIFeedback:
             if other == model:
                 continue  # a regeneration by the same model compares nothing
             prompt, answers = texts if texts else (None, {})
-            exchanges = ()
+            exchanges: tuple[Exchange, ...] = ()
             if prompt is not None:
                 exchanges = (Exchange(prompt, answers.get(model), answers.get(other)),)
             battles.append(

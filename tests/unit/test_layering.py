@@ -61,8 +61,11 @@ RULES: dict[str, tuple[str, ...]] = {
         "arena_api.settings",
         "arena_api.suites",
         "arena_api.metrics",
+        "arena_api.interop",  # other systems' formats, pure like the core
         "pyarrow",  # the export's Parquet writer (a file format, optional)
     ),
+    # Other systems' formats: records in, records out; reading their databases is db/'s.
+    "arena_api/interop": ("arena_api.core", "arena_api.interop"),
     # The OpenAPI document is built from the core's models and the protocols' registry alone.
     "arena_api/openapi": (
         "pydantic",
