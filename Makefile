@@ -9,7 +9,7 @@ BUN   := $(TOOLS)/node_modules/.bin/bun
 export PATH := $(CURDIR)/$(TOOLS)/node_modules/.bin:$(CURDIR)/$(VENV)/bin:$(PATH)
 export REFLEX_USE_SYSTEM_BUN := 1
 
-.PHONY: setup run check test lint e2e bench clean integration-openwebui
+.PHONY: setup run check test lint e2e bench clean integration-openwebui integration-omniarena
 
 AXE   := $(TOOLS)/node_modules/axe-core/axe.min.js
 
@@ -89,6 +89,13 @@ e2e: setup /usr/bin/chromium /usr/sbin/nginx /usr/bin/redis-server
 # for `make test`; screenshots go to test-results/openwebui/.
 integration-openwebui: setup /usr/bin/chromium
 	bin="$$(bash e2e/openwebui/setup.sh)" && ARENA_OPENWEBUI_BIN="$$bin" $(PY) -m pytest e2e/openwebui -p no:cacheprovider
+
+# OmniArena's own migrations and demo seeder (its TypeScript, run by its tsx) fill a database that
+# `arena import --from omniarena` copies. The registries do not carry it: name a checkout of
+# M-Ali-ML/Omni-Arena with its npm dependencies installed (npm ci), OMNIARENA_DIR=path.
+integration-omniarena: setup
+	test -x "$(OMNIARENA_DIR)/node_modules/.bin/tsx" || { echo "OMNIARENA_DIR: a checkout of Omni-Arena after npm ci"; exit 2; }
+	ARENA_OMNIARENA_DIR="$(OMNIARENA_DIR)" $(PY) -m pytest e2e/omniarena -p no:cacheprovider
 
 # Every benchmark prints its figures beside a baseline measured in the same run (several minutes).
 BENCHMARKS := startup arena_stream relay_http join_overhead protocol_framing openwebui_front ui_latency rate_limit cluster matchmaker_cost

@@ -15,10 +15,11 @@ import signal
 import subprocess
 import sys
 import threading
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 import asyncpg
 import click
@@ -798,47 +799,124 @@ class _CountingReader(io.RawIOBase):
 @click.option(
     "--from",
     "source",
-    type=click.Choice(["lmarena"]),
+    type=click.Choice(["lmarena", "openwebui", "omniarena"]),
     required=True,
-    help="The other arena's format: lmarena (FastChat battle records, JSON or JSON Lines).",
+    help="The other arena: lmarena (FastChat battle records, JSON or JSON Lines), openwebui "
+    "(the JSON of Open WebUI's Evaluations > Export), omniarena (its PostgreSQL, by URL).",
 )
-@click.argument("file", type=click.File("rb"))
+@click.argument("location", metavar="FILE|DATABASE_URL")
 @click.option("--dry-run", is_flag=True, help="Read and check everything, write nothing.")
 @click.option("--no-rate", is_flag=True, help="Skip the rating pass after the import.")
-def import_votes(source: str, file: BinaryIO, dry_run: bool, no_rate: bool) -> None:
-    """Import another arena's votes (FILE, or - for standard input): each record becomes a
-    round here, with its source and id, so a second import of the same data adds nothing.
-    Models the arena does not know are created archived (on the board, never matched). Bad
-    records are listed with their line or item and skipped; a batch is written whole or not at
-    all. Exit status 1 when any record was bad."""
-    from arena_api.interop.lmarena import read_battles
-
+def import_votes(source: str, location: str, dry_run: bool, no_rate: bool) -> None:
+    """Import another arena's votes: from FILE (or - for standard input), or for omniarena
+    from its DATABASE_URL. Each record becomes a round here, with its source and id, so a
+    second import of the same data adds nothing. Models the arena does not know are created
+    archived (on the board, never matched). Bad records are listed with their line, item or id
+    and skipped; a batch is written whole or not at all. Exit status 1 when any record was
+    bad."""
     settings = _settings()
-    size = os.fstat(file.fileno()).st_size if file.seekable() else 0
-    counting = _CountingReader(file)
-    text = io.TextIOWrapper(io.BufferedReader(counting), encoding="utf-8", errors="strict")
+    skipped = ""
     with _database(settings) as url:
         _run_prepare(url, settings, seed=False)
-        with click.progressbar(
-            length=size or None, label="reading" if dry_run else "importing", file=sys.stderr
-        ) as bar:
-
-            def progress(_records: int) -> None:
-                bar.update(counting.count - bar.pos)
-
-            try:
-                report = asyncio.run(_import(url, read_battles(text), dry_run, progress))
-            except UnicodeDecodeError as exc:
-                _fail(f"{file.name}: not UTF-8 text ({exc.reason} at byte {exc.start})", 1)
-                return
+        if source == "omniarena":
+            report = _import_seed(url, location, dry_run)
+        else:
+            report, skipped = _import_file(url, source, location, dry_run, settings)
         if not dry_run and report.imported and not no_rate:
             from arena_rating import main as rate_main
 
             click.echo("arena: rating the votes", err=True)
             rate_main(["--once"], environ={**os.environ, "DATABASE_URL": url})
     _report_import(report, source)
+    if skipped:
+        click.echo(skipped)
     if report.bad:
         raise SystemExit(1)
+
+
+def _import_file(
+    url: str, source: str, location: str, dry_run: bool, settings: Settings
+) -> tuple[ImportReport, str]:
+    """Import a file of battles or feedback; the report and a line on what was skipped."""
+    from arena_api.core.reasons import VoteReasons
+    from arena_api.interop.lmarena import read_battles
+    from arena_api.interop.openwebui import OpenWebUIFeedback
+
+    file = cast(BinaryIO, click.File("rb").convert(location, None, click.get_current_context()))
+    size = os.fstat(file.fileno()).st_size if file.seekable() else 0
+    counting = _CountingReader(file)
+    text = io.TextIOWrapper(io.BufferedReader(counting), encoding="utf-8", errors="strict")
+    feedback = OpenWebUIFeedback(VoteReasons(settings.vote_reasons).adopt)
+    records = feedback.read(text) if source == "openwebui" else read_battles(text)
+    with click.progressbar(
+        length=max(size, 1),
+        hidden=not size,  # standard input has no length to show progress against
+        label="reading" if dry_run else "importing",
+        file=sys.stderr,
+    ) as bar:
+
+        def progress(_records: int) -> None:
+            bar.update(counting.count - bar.pos)
+
+        try:
+            report = asyncio.run(_import(url, records, dry_run, progress))
+        except UnicodeDecodeError as exc:
+            _fail(f"{location}: not UTF-8 text ({exc.reason} at byte {exc.start})", 1)
+    skipped = ""
+    if feedback.skipped:
+        skipped = (
+            f"arena: {feedback.skipped:,} ratings skipped: they compare no models "
+            "(a thumbs on a single answer) or give no thumbs"
+        )
+    return report, skipped
+
+
+def _import_seed(url: str, seed_url: str, dry_run: bool) -> ImportReport:
+    """Copy the seed system's database at ``seed_url`` (a PostgreSQL URL)."""
+    import asyncpg
+
+    from arena_api.interop.omniarena import SeedSchemaError
+
+    try:
+        return asyncio.run(_copy_seed(url, seed_url, dry_run))
+    except SeedSchemaError as exc:
+        _fail(f"{_redacted(seed_url)}: {exc}")
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) as exc:
+        _fail(f"cannot read the OmniArena database at {_redacted(seed_url)}: {exc}")
+    raise AssertionError("unreachable")
+
+
+def _redacted(url: str) -> str:
+    """A database URL fit for a message: its password replaced by ``***``."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+async def _copy_seed(url: str, seed_url: str, dry_run: bool) -> ImportReport:
+    import asyncpg
+
+    from arena_api.db.omniarena import PostgresSeedImport, SeedDatabase
+    from arena_api.db.repository import create_pool
+    from arena_api.services.interop import SeedImport
+
+    conn = await asyncpg.connect(seed_url, timeout=10)
+    pool = await create_pool(url, max_size=2)
+    try:
+        async with conn.transaction(isolation="repeatable_read", readonly=True):
+            copy = SeedImport(SeedDatabase(conn), PostgresSeedImport(pool))
+            total = await copy.count()
+            with click.progressbar(
+                length=max(total, 1),
+                label="reading" if dry_run else "importing",
+                file=sys.stderr,
+            ) as bar:
+                return await copy.run(dry_run=dry_run, progress=bar.update)
+    finally:
+        await pool.close()
+        await conn.close()
 
 
 async def _import(
@@ -859,9 +937,10 @@ async def _import(
 
 def _report_import(report: ImportReport, source: str) -> None:
     verb = "would import" if report.dry_run else "imported"
+    records = "conversations" if source == "omniarena" else "records"
     methods = ", ".join(f"{n:,} {m}" for m, n in sorted(report.by_method.items()))
     click.echo(
-        f"arena: {report.read:,} {source} records read: {report.imported:,} {verb}"
+        f"arena: {report.read:,} {source} {records} read: {report.imported:,} {verb}"
         + (f" ({methods})" if methods else "")
         + f", {report.duplicates:,} already imported, {report.bad:,} bad"
     )
@@ -870,9 +949,9 @@ def _report_import(report: ImportReport, source: str) -> None:
         state = "would be created archived" if report.dry_run else "created archived"
         click.echo(f"arena: {len(report.unknown_models)} unknown models {state}: {names}")
     for problem in report.problems:
-        click.echo(f"  bad record, {problem}", err=True)
+        click.echo(f"  bad {records[:-1]}, {problem}", err=True)
     if report.bad > len(report.problems):
-        click.echo(f"  ... and {report.bad - len(report.problems):,} more bad records", err=True)
+        click.echo(f"  ... and {report.bad - len(report.problems):,} more bad {records}", err=True)
 
 
 async def _export_lmarena(

@@ -7,6 +7,11 @@ is written in one transaction. A record a reader could not use is counted and re
 place in the input; it never stops the others. With ``dry_run`` nothing is written: the report
 says what an import would do (records, duplicates, unknown models, problems).
 
+``SeedImport`` copies the seed system's (OmniArena's) database a batch of whole conversations
+at a time, the same way: what was imported before is skipped, unknown models are created
+archived, a batch is one transaction; a batch our schema refuses is retried a conversation at a
+time, so only the conversations at fault are left out and reported by id.
+
 ``LMArenaExport`` writes our votes as LMArena battle records, JSON Lines, so that FastChat's
 and arena-rank's notebooks read them unchanged.
 """
@@ -19,12 +24,23 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import BinaryIO, Protocol
+from uuid import UUID
 
 from arena_api.core.models import ModelEntry
 from arena_api.interop.battles import BadRecord, Battle, VotedRound
 from arena_api.interop.lmarena import battle_record
+from arena_api.interop.omniarena import SeedBatch, SeedModel
 
-__all__ = ["BattleImport", "BattleStore", "ImportReport", "LMArenaExport", "VotedRounds"]
+__all__ = [
+    "BattleImport",
+    "BattleStore",
+    "ImportReport",
+    "LMArenaExport",
+    "SeedImport",
+    "SeedSource",
+    "SeedStore",
+    "VotedRounds",
+]
 
 #: Battles per transaction.
 BATCH = 1_000
@@ -124,6 +140,78 @@ class BattleImport:
         if unknown and not report.dry_run:
             known |= await self._store.create_models(unknown)
         return known
+
+
+class SeedSource(Protocol):
+    """The seed system's database (``arena_api.db.omniarena.SeedDatabase``)."""
+
+    async def models(self) -> dict[UUID, SeedModel]: ...
+
+    async def count(self) -> int: ...
+
+    def batches(self, size: int) -> AsyncIterator[SeedBatch]: ...
+
+
+class SeedStore(Protocol):
+    """Where the seed's rows go (``arena_api.db.omniarena.PostgresSeedImport``)."""
+
+    async def models(
+        self, seed: dict[UUID, SeedModel], *, create: bool
+    ) -> tuple[dict[UUID, ModelEntry], list[str]]: ...
+
+    async def imported(self, ids: Sequence[UUID]) -> set[UUID]: ...
+
+    async def write(self, batch: SeedBatch, models: dict[UUID, ModelEntry]) -> int: ...
+
+
+class SeedImport:
+    """Copies the seed's conversations (see the module's docstring). The report counts
+    conversations as its records and the votes they hold by method."""
+
+    def __init__(self, source: SeedSource, store: SeedStore, *, batch: int = 500) -> None:
+        self._source = source
+        self._store = store
+        self._batch = batch
+
+    async def count(self) -> int:
+        return await self._source.count()
+
+    async def run(
+        self, *, dry_run: bool = False, progress: Callable[[int], None] | None = None
+    ) -> ImportReport:
+        report = ImportReport(dry_run=dry_run)
+        models, unknown = await self._store.models(await self._source.models(), create=not dry_run)
+        report.unknown_models.update(unknown)
+        async for batch in self._source.batches(self._batch):
+            report.read += len(batch.conversations)
+            ids = batch.conversation_ids
+            done = await self._store.imported(ids)
+            fresh = batch.only(i for i in ids if i not in done)
+            report.duplicates += len(done)
+            if dry_run:
+                report.imported += len(fresh.conversations)
+                report.by_method["human"] += len(fresh.preferences)
+            elif fresh.conversations:
+                await self._write(fresh, models, report)
+            if progress is not None:
+                progress(len(batch.conversations))
+        return report
+
+    async def _write(
+        self, batch: SeedBatch, models: dict[UUID, ModelEntry], report: ImportReport
+    ) -> None:
+        try:
+            report.by_method["human"] += await self._store.write(batch, models)
+            report.imported += len(batch.conversations)
+            return
+        except ValueError:
+            if len(batch.conversations) == 1:
+                raise
+        for conversation in batch.conversation_ids:
+            try:
+                await self._write(batch.only([conversation]), models, report)
+            except ValueError as exc:
+                report.problem(BadRecord(str(conversation), str(exc)))
 
 
 class VotedRounds(Protocol):

@@ -4,12 +4,13 @@ imports, unknown models, bad records counted and listed, and dry runs that write
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 
 from arena_api.core.models import ModelEntry
 from arena_api.interop.battles import BadRecord, Battle
-from arena_api.services.interop import MAX_LISTED, BattleImport
+from arena_api.interop.omniarena import SeedBatch, SeedModel
+from arena_api.services.interop import MAX_LISTED, BattleImport, SeedImport
 
 
 class _Store:
@@ -85,3 +86,91 @@ async def test_bad_records_are_counted_all_and_listed_up_to_a_bound() -> None:
 
     assert report.bad == 150 and len(report.problems) == MAX_LISTED
     assert report.imported == 1 and str(report.problems[0]) == "line 0: bad"
+
+
+def _seed_batch(ids: Sequence[uuid.UUID]) -> SeedBatch:
+    """One round per conversation, each voted."""
+    rounds = {c: uuid.uuid4() for c in ids}
+    return SeedBatch(
+        conversations=[{"id": c} for c in ids],
+        turns=[{"conversation_id": c, "matchup_id": m} for c, m in rounds.items()],
+        matchups=[{"id": m} for m in rounds.values()],
+        responses=[],
+        preferences=[{"matchup_id": m} for m in rounds.values()],
+    )
+
+
+class _Seed:
+    def __init__(self, ids: Sequence[uuid.UUID], size: int) -> None:
+        self.batches_of = [_seed_batch(ids[i : i + size]) for i in range(0, len(ids), size)]
+        self.model = SeedModel(uuid.uuid4(), "Old model", "google", "old-1")
+
+    async def models(self) -> dict[uuid.UUID, SeedModel]:
+        return {self.model.id: self.model}
+
+    async def count(self) -> int:
+        return sum(len(b.conversations) for b in self.batches_of)
+
+    async def batches(self, size: int) -> AsyncIterator[SeedBatch]:
+        for batch in self.batches_of:
+            yield batch
+
+
+class _SeedStore:
+    def __init__(self, refused: frozenset[uuid.UUID] = frozenset()) -> None:
+        self.refused = refused
+        self.written: list[uuid.UUID] = []
+        self.created = False
+
+    async def models(
+        self, seed: dict[uuid.UUID, SeedModel], *, create: bool
+    ) -> tuple[dict[uuid.UUID, ModelEntry], list[str]]:
+        self.created = self.created or create
+        return (
+            {
+                i: ModelEntry(uuid.uuid4(), m.display_name, "google", "old-1")
+                for i, m in seed.items()
+            }
+            if create
+            else {}
+        ), [m.display_name for m in seed.values()]
+
+    async def imported(self, ids: Sequence[uuid.UUID]) -> set[uuid.UUID]:
+        return set(ids) & set(self.written)
+
+    async def write(self, batch: SeedBatch, models: dict[uuid.UUID, ModelEntry]) -> int:
+        if self.refused & set(batch.conversation_ids):
+            raise ValueError("new row violates check constraint")
+        self.written += batch.conversation_ids
+        return len(batch.preferences)
+
+
+async def test_the_seeds_conversations_are_copied_once_and_a_dry_run_writes_nothing() -> None:
+    ids = [uuid.uuid4() for _ in range(7)]
+    source, store = _Seed(ids, 3), _SeedStore()
+    progress: list[int] = []
+
+    dry = await SeedImport(source, store).run(dry_run=True)
+    created_by_dry = store.created
+    first = await SeedImport(source, store).run(progress=progress.append)
+    again = await SeedImport(source, store).run()
+
+    assert dry.imported == 7 and dry.by_method == {"human": 7} and not created_by_dry
+    assert dry.unknown_models == {"Old model"}
+    assert first.imported == 7 and first.by_method == {"human": 7} and store.written == ids
+    assert progress == [3, 3, 1]
+    assert again.read == 7 and again.imported == 0 and again.duplicates == 7
+
+
+async def test_a_refused_batch_is_written_a_conversation_at_a_time_and_only_the_bad_reported() -> (
+    None
+):
+    ids = [uuid.uuid4() for _ in range(5)]
+    store = _SeedStore(refused=frozenset({ids[1], ids[3]}))
+
+    report = await SeedImport(_Seed(ids, 5), store).run()
+
+    assert store.written == [ids[0], ids[2], ids[4]]
+    assert report.imported == 3 and report.bad == 2 and report.by_method == {"human": 3}
+    assert [p.where for p in report.problems] == [str(ids[1]), str(ids[3])]
+    assert "check constraint" in report.problems[0].why
