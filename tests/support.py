@@ -46,7 +46,9 @@ def run_blocking(coro: Coroutine[Any, Any, T]) -> T:
         return pool.submit(asyncio.run, coro).result()
 
 
-def run_cli(args: tuple[str, ...], env: dict[str, str], *, text: bool = True) -> Any:
+def run_cli(
+    args: tuple[str, ...], env: dict[str, str], *, text: bool = True, timeout: float = 120
+) -> Any:
     """``arena ARGS`` in a child process from the project folder, with ``env`` over this
     process's environment minus every ``ARENA_*`` and ``MATCHUP_*`` variable."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))}
@@ -56,7 +58,7 @@ def run_cli(args: tuple[str, ...], env: dict[str, str], *, text: bool = True) ->
         env={**clean, **env},
         capture_output=True,
         text=text,
-        timeout=120,
+        timeout=timeout,
         check=False,
     )
 

@@ -35,7 +35,7 @@ from arena_api.db.export import anonymise_session
 from arena_api.db.votes import insert_votes_from
 from arena_api.interop.battles import Battle, VotedRound
 
-__all__ = ["IMPORT_HARNESS", "PostgresBattles"]
+__all__ = ["IMPORT_HARNESS", "INSERT_TURNS", "PostgresBattles", "unnest_columns"]
 
 #: ``matchups.harness_version`` of imported rounds.
 IMPORT_HARNESS = "import"
@@ -87,7 +87,7 @@ SELECT id, matchup_id, slot, model_id, content, NULL, NULL, NULL, tokens, 'estim
        AS v (id, matchup_id, slot, model_id, content, tokens, density, at, named)
 """
 
-_TURNS = """
+INSERT_TURNS = """
 INSERT INTO turns (id, conversation_id, matchup_id, parent_response_id, turn_index, prompt,
                    created_at)
 SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[],
@@ -104,7 +104,7 @@ _VOTES = insert_votes_from(
 )
 
 
-def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
+def unnest_columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
     """Rows as the column arrays ``unnest`` takes."""
     return [[row[i] for row in rows] for i in range(width)] if rows else [[] for _ in range(width)]
 
@@ -272,11 +272,13 @@ class PostgresBattles:
         rows = _rows(battles, models)
         source = battles[0].source
         async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute(_CONVERSATIONS, *_columns(rows.conversations, 5))
-            await conn.execute(_MATCHUPS, *_columns(rows.matchups, 10), IMPORT_HARNESS, source)
-            await conn.execute(_RESPONSES, *_columns(rows.responses, 9))
-            await conn.execute(_TURNS, *_columns(rows.turns, 7))
-            await conn.execute(_VOTES, *_columns(rows.votes, 9))
+            await conn.execute(_CONVERSATIONS, *unnest_columns(rows.conversations, 5))
+            await conn.execute(
+                _MATCHUPS, *unnest_columns(rows.matchups, 10), IMPORT_HARNESS, source
+            )
+            await conn.execute(_RESPONSES, *unnest_columns(rows.responses, 9))
+            await conn.execute(INSERT_TURNS, *unnest_columns(rows.turns, 7))
+            await conn.execute(_VOTES, *unnest_columns(rows.votes, 9))
         return len(battles)
 
     async def count_voted(self, since: datetime | None, until: datetime | None) -> int:

@@ -32,6 +32,7 @@ from arena_api.core.identity import names_itself
 from arena_api.core.ids import new_id
 from arena_api.core.lifecycle import ARCHIVED
 from arena_api.core.models import ModelEntry
+from arena_api.db.battles import INSERT_TURNS, unnest_columns
 from arena_api.db.votes import insert_votes_from
 from arena_api.interop.omniarena import SeedBatch, SeedModel, check_schema, loose_round
 from arena_api.language import detect_language
@@ -169,22 +170,11 @@ SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[],
                      $7::int[], $8::int[], $9::int[], $10::text[], $11::float8[], $12::text[],
                      $13::text[], $14::timestamptz[], $15::bool[])
 """
-_TURNS = """
-INSERT INTO turns (id, conversation_id, matchup_id, parent_response_id, turn_index, prompt,
-                   created_at)
-SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[],
-                     $7::timestamptz[])
-"""
 _VOTES = insert_votes_from(
     "SELECT id, matchup, vote, a, b, session, 'human', '{}'::text[], at"
     " FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::text[],"
     " $7::timestamptz[]) AS u (id, matchup, vote, a, b, session, at)"
 )
-
-
-def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
-    """Rows as the column arrays ``unnest`` takes."""
-    return [[row[i] for row in rows] for i in range(width)]
 
 
 class PostgresSeedImport:
@@ -317,11 +307,11 @@ class PostgresSeedImport:
         ]
         try:
             async with self._pool.acquire() as conn, conn.transaction():
-                await conn.execute(_CONVERSATIONS, *_columns(conversations, 3), SOURCE)
-                await conn.execute(_MATCHUPS, *_columns(matchups, 13), SOURCE)
-                await conn.execute(_RESPONSES, *_columns(responses, 15))
-                await conn.execute(_TURNS, *_columns(turns, 7))
-                await conn.execute(_VOTES, *_columns(votes, 7))
+                await conn.execute(_CONVERSATIONS, *unnest_columns(conversations, 3), SOURCE)
+                await conn.execute(_MATCHUPS, *unnest_columns(matchups, 13), SOURCE)
+                await conn.execute(_RESPONSES, *unnest_columns(responses, 15))
+                await conn.execute(INSERT_TURNS, *unnest_columns(turns, 7))
+                await conn.execute(_VOTES, *unnest_columns(votes, 7))
         except asyncpg.IntegrityConstraintViolationError as exc:
             raise ValueError(exc.args[0] if exc.args else str(exc)) from None
         return len(votes)

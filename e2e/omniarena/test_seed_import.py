@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +22,7 @@ import pytest
 
 from arena_api.roster import Roster, RosterModel
 from tests.fixtures import prepare_database
-from tests.support import ROOT
+from tests.support import run_cli
 
 OMNIARENA_DIR_ENV = "ARENA_OMNIARENA_DIR"
 pytestmark = pytest.mark.skipif(
@@ -71,21 +70,9 @@ def _seed(url: str, *script_args: str) -> None:
 
 
 def _arena(url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
-        "DATABASE_URL": url,
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "arena_api", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    data = str(tmp_path / "data")
+    env = {"DATABASE_URL": url, "ARENA_ALLOW_DEV_SECRET": "1", "ARENA_DATA_DIR": data}
+    return run_cli(args, env, timeout=300)  # type: ignore[no-any-return]
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 
 from e2e.openwebui.conftest import OPENWEBUI_BIN_ENV, OpenWebUI
 from tests.fixtures import prepare_database
-from tests.support import ROOT
+from tests.support import run_cli
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get(OPENWEBUI_BIN_ENV), reason=f"{OPENWEBUI_BIN_ENV} is not set"
@@ -93,21 +92,9 @@ def _feedback(
 
 
 def _arena(url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
-        "DATABASE_URL": url,
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "arena_api", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    data = str(tmp_path / "data")
+    env = {"DATABASE_URL": url, "ARENA_ALLOW_DEV_SECRET": "1", "ARENA_DATA_DIR": data}
+    return run_cli(args, env, timeout=300)  # type: ignore[no-any-return]
 
 
 async def test_open_webui_feedback_imports_with_its_own_leaderboard_counts(

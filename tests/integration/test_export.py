@@ -5,9 +5,7 @@ unless asked for as written."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,9 +14,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.db.export import EXPORT_COLUMNS, TEXT_COLUMNS
 from tests.integration.arena_harness import serve_arena
-from tests.support import ROOT
+from tests.support import run_cli
 
 TOKEN = "export-token-0123456789abcdef"
+
+
+def _export(tmp_path: Path, database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    data = str(tmp_path / "data")
+    env = {"DATABASE_URL": database_url, "ARENA_ALLOW_DEV_SECRET": "1", "ARENA_DATA_DIR": data}
+    return run_cli(("export", *args), env)  # type: ignore[no-any-return]
 
 
 async def test_token_holders_export_every_vote_as_json_lines(
@@ -79,23 +83,9 @@ async def test_the_command_line_writes_json_lines_and_parquet(
         for n in range(4):
             response, frames = await arena.chat(prompt=f"question {n}")
             await arena.vote(frames[0][1], "left" if n % 2 else "right")
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
-        "DATABASE_URL": database_url,
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-    }
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "arena_api", "export", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        return _export(tmp_path, database_url, *args)
 
     jsonl = run("-o", str(tmp_path / "v.jsonl"))
     parquet = run("--format", "parquet", "--include-text", "-o", str(tmp_path / "v.parquet"))
@@ -153,23 +143,9 @@ async def test_exported_text_is_scrubbed_unless_asked_for_as_written(
             "/api/arena/export?includeText=true&scrub=false", headers=headers
         )
         bad = await arena.client.get("/api/arena/export?scrub=maybe", headers=headers)
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
-        "DATABASE_URL": database_url,
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-    }
 
     def export(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "arena_api", "export", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        return _export(tmp_path, database_url, *args)
 
     jsonl = export("--include-text", "-o", str(tmp_path / "s.jsonl"))
     parquet = export("--include-text", "--format", "parquet", "-o", str(tmp_path / "s.parquet"))

@@ -4,9 +4,7 @@ reasons the arena does not offer refused with nothing stored."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tests.integration.arena_harness import Arena, serve_arena
-from tests.support import ROOT
+from tests.support import run_cli
 
 TOKEN = "reasons-token-0123456789abcdef"
 AUTH = {"authorization": f"Bearer {TOKEN}"}
@@ -38,21 +36,9 @@ async def _vote(arena: Arena, started: dict[str, Any], vote: str, **extra: Any) 
 
 
 def _export(tmp_path: Path, database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
-        "DATABASE_URL": database_url,
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "arena_api", "export", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    data = str(tmp_path / "data")
+    env = {"DATABASE_URL": database_url, "ARENA_ALLOW_DEV_SECRET": "1", "ARENA_DATA_DIR": data}
+    return run_cli(("export", *args), env)  # type: ignore[no-any-return]
 
 
 async def test_the_offered_reasons_are_listed_for_clients_to_render_as_chips(

@@ -6,9 +6,7 @@ into an empty arena give the same leaderboard."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tests.fixtures import prepare_database
 from tests.integration.arena_harness import serve_arena
-from tests.support import ROOT
+from tests.support import run_cli
 
 
 def _dsn(url: str) -> str:
@@ -26,21 +24,9 @@ def _dsn(url: str) -> str:
 
 
 def _arena(url: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("ARENA_", "MATCHUP_"))},
-        "DATABASE_URL": url,
-        "ARENA_ALLOW_DEV_SECRET": "1",
-        "ARENA_DATA_DIR": str(tmp_path / "data"),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "arena_api", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    data = str(tmp_path / "data")
+    env = {"DATABASE_URL": url, "ARENA_ALLOW_DEV_SECRET": "1", "ARENA_DATA_DIR": data}
+    return run_cli(args, env, timeout=300)  # type: ignore[no-any-return]
 
 
 def _battle(n: int, a: str, b: str, winner: str, **extra: object) -> dict[str, object]:
