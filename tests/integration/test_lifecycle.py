@@ -65,7 +65,8 @@ async def test_the_board_keeps_archived_and_paused_models_with_votes_and_marks_t
         ("Mock Dune Mini", "mock-dune-mini", "paused"),
     )
     async with serve_arena(db, database_url, tmp_path, roster=at_start) as arena:
-        drawn = await _blind_votes_until(arena, 2, "Mock Borealis", "Mock Cirrus")
+        # Every active model plays (two Borealis–Cirrus rounds alone would leave Aurora out).
+        drawn = await _blind_votes_until(arena, 2, "Mock Aurora", "Mock Borealis", "Mock Cirrus")
         # Borealis leaves the file (archived), Cirrus is paused, Dune Mini stays paused.
         seeded = await seed_roster(
             db,
