@@ -53,8 +53,8 @@ display scale) with its ridge (``RATING_RIDGE``), and the rows are stored as peo
 that instant. Like the rating process, the fit leaves out skips and the bot-like sessions (the
 anomaly screen's work; the generator knows them). It keeps the greetings' votes beyond the
 duplicate-prompt cap, a hash-chosen share that is blind to the outcome (about 3 % of the votes),
-so the last point agrees with the rating process's fit of the same votes within a small
-fraction of their intervals. Without other votes in the database the demo's history replaces
+so the last point agrees with the rating process's fit within a small fraction of their
+intervals, and is that fit when the cap is off (``arena rate --no-duplicate-cap``). Without other votes in the database the demo's history replaces
 any there was; beside other votes (``force``) none is written, since a fit of the demo's votes
 alone was never the board.
 

@@ -115,7 +115,9 @@ async def test_the_seeded_rating_history_is_the_rating_processs_fit_at_each_refi
     db: AsyncEngine, database_url: str
 ) -> None:
     """Refits spread over the days, every model's games growing to its kept votes, and the last
-    refit what the rating process fits now, within a small share of the interval."""
+    refit what the rating process fits now from the same votes (its duplicate-prompt cap off:
+    with the cap on, the difference depends on which greetings the draw made, a draw that
+    follows the hour of day the test runs at)."""
     await _roster(db)
 
     result = await seed_demo(_dsn(database_url), DemoOptions(votes=6000, models=6, days=3, seed=3))
@@ -145,7 +147,10 @@ async def test_the_seeded_rating_history_is_the_rating_processs_fit_at_each_refi
     assert sorted(games) == sorted(result.models)
     assert all(g == sorted(g) and g[-1] > 0 for g in games.values())
     assert sum(g[-1] for g in games.values()) == 2 * kept
-    rating = await RatingWorker(db, RatingSettings(category_min_votes=0)).run_pass()
+    # The history keeps the greetings' votes beyond the duplicate-prompt cap; with the cap off the
+    # rating process fits exactly the votes of the last refit.
+    settings = RatingSettings(category_min_votes=0, duplicate_cap=0)
+    rating = await RatingWorker(db, settings).run_pass()
     assert rating.sessions_excluded == len(result.bot_sessions)
     async with db.connect() as conn:
         fitted = {
@@ -159,7 +164,7 @@ async def test_the_seeded_rating_history_is_the_rating_processs_fit_at_each_refi
         }
     last = {r.display_name: r for r in history if r.computed_at == refits[-1]}
     for name, row in fitted.items():
-        assert abs(last[name].rating - row.rating) < 0.1 * row.width, name
+        assert last[name].rating == pytest.approx(row.rating, abs=1e-3), name
     first = {r.display_name: r for r in history if r.computed_at == refits[0]}
     assert all(
         first[n].ci_upper - first[n].ci_lower > last[n].ci_upper - last[n].ci_lower for n in first
