@@ -54,9 +54,9 @@ that instant. Like the rating process, the fit leaves out skips and the bot-like
 anomaly screen's work; the generator knows them). It keeps the greetings' votes beyond the
 duplicate-prompt cap, a hash-chosen share that is blind to the outcome (about 3 % of the votes),
 so the last point agrees with the rating process's fit within a small fraction of their
-intervals, and is that fit when the cap is off (``arena rate --no-duplicate-cap``). Without other votes in the database the demo's history replaces
-any there was; beside other votes (``force``) none is written, since a fit of the demo's votes
-alone was never the board.
+intervals, and is that fit when the cap is off (``arena rate --no-duplicate-cap``). Without
+other votes in the database the demo's history replaces any there was; beside other votes
+(``force``) none is written, since a fit of the demo's votes alone was never the board.
 
 Demo models: when fewer than ``models`` models are enabled, ``Demo …`` models (provider
 ``mock``) are added, enabled, so that the leaderboard shows them and, with the mock provider on,
