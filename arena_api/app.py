@@ -137,7 +137,7 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
             Middleware(
                 AccessControl,
                 tokens=tuple(t.reveal().encode() for t in edge.api_tokens),
-                sessions=edge.passphrase is not None,
+                sessions=edge.passphrase is not None or edge.oidc_issuer is not None,
             ),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),

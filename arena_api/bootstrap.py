@@ -21,6 +21,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import asyncpg
 
@@ -60,6 +61,7 @@ from arena_api.services.autojudge import AutoJudge
 from arena_api.services.container import Services
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
+from arena_api.services.identity import IdentityService, OidcSettings
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
@@ -314,6 +316,14 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
                 _background(keep_text_for(pool, settings.text_retention_days), "text retention")
             )
         stack.push_async_callback(suites.close)
+        access = AccessService(
+            passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
+            secret=secret,
+            ttl_s=settings.session_ttl_s,
+            login_limits=settings.login_rate_limit,
+            failures=shared.login_failures,
+            single_sign_on=settings.oidc_issuer is not None,
+        )
         yield Services(
             settings=settings,
             database=database,
@@ -330,14 +340,43 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             cluster=shared.cluster,
             examples=ExamplePrompts(_load_examples(settings) if serving else ()),
             alerts=alerts,
-            access=AccessService(
-                passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
-                secret=secret,
-                ttl_s=settings.session_ttl_s,
-                login_limits=settings.login_rate_limit,
-                failures=shared.login_failures,
-            ),
+            access=access,
+            identity=_identity(settings, access, pool, secret),
         )
+
+
+def _identity(
+    settings: Settings, access: AccessService, pool: asyncpg.Pool, secret: bytes
+) -> IdentityService | None:
+    """Sign-in with OpenID Connect, when ``ARENA_OIDC_ISSUER`` is set."""
+    if settings.oidc_issuer is None or settings.oidc_client_id is None:
+        return None
+    # Imported here: Authlib, joserfc and their cryptography cost memory a server without single
+    # sign-on should not pay.
+    from arena_api.db.users import PostgresUsers
+    from arena_api.oidc import HttpOidcProvider
+
+    secret_value = settings.oidc_client_secret
+    provider = HttpOidcProvider(
+        settings.oidc_issuer,
+        settings.oidc_client_id,
+        None if secret_value is None else secret_value.reveal(),
+        settings.oidc_scopes,
+    )
+    return IdentityService(
+        provider,
+        PostgresUsers(pool),
+        access,
+        OidcSettings(
+            client_id=settings.oidc_client_id,
+            name=settings.oidc_name or urlsplit(settings.oidc_issuer).hostname or "single sign-on",
+            allowed_domains=settings.oidc_allowed_domains,
+            role_claim=settings.oidc_role_claim,
+            admin_values=settings.oidc_admin_values,
+            reviewer_values=settings.oidc_reviewer_values,
+        ),
+        flow_key=hmac.new(secret, b"arena-oidc-flow", hashlib.sha256).digest(),
+    )
 
 
 @dataclass

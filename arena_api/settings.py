@@ -186,6 +186,14 @@ def _secret_list(*, min_len: int) -> tuple[Parser, str]:
     return parse, f"empty, or comma-separated tokens of at least {min_len} characters"
 
 
+def _words(*, lower: bool = False) -> tuple[Parser, str]:
+    def parse(raw: str) -> tuple[str, ...]:
+        words = (part.strip() for part in raw.replace(",", " ").split())
+        return tuple(w.lower() if lower else w for w in words if w)
+
+    return parse, "empty, or words separated by commas or spaces"
+
+
 def _rate_limits() -> tuple[Parser, str]:
     def parse(raw: str) -> tuple[Limit, ...]:
         try:
@@ -470,6 +478,78 @@ SETTINGS: tuple[Setting, ...] = (
         "answers 429 `rate_limited` with `Retry-After`.",
         _rate_limits(),
         attr="login_rate_limit",
+    ),
+    _setting(
+        "ARENA_OIDC_ISSUER",
+        None,
+        "Sign-in with OpenID Connect: the provider's issuer URL (its "
+        "`/.well-known/openid-configuration` is read at start). The login page then offers the "
+        "provider (authorization code with PKCE); people become users with a role. Unset: no "
+        "single sign-on.",
+        _url(*_HTTP),
+        attr="oidc_issuer",
+    ),
+    _setting(
+        "ARENA_OIDC_NAME",
+        None,
+        "The provider's name on the login page's button (\"Sign in with …\"). Unset: the "
+        "issuer's host name.",
+        _text(max_len=60),
+        attr="oidc_name",
+    ),
+    _setting(
+        "ARENA_OIDC_CLIENT_ID",
+        None,
+        "The arena's client id at the provider (required with `ARENA_OIDC_ISSUER`). Register "
+        "`<the arena's URL>/auth/oidc/callback` as its redirect URI.",
+        _text(max_len=500),
+        attr="oidc_client_id",
+    ),
+    _setting(
+        "ARENA_OIDC_CLIENT_SECRET",
+        None,
+        "The client's secret (sent as HTTP Basic). Unset: a public client, PKCE alone.",
+        _secret(),
+        attr="oidc_client_secret",
+    ),
+    _setting(
+        "ARENA_OIDC_SCOPES",
+        "openid email profile",
+        "Scopes asked for at sign-in (`openid` is always added).",
+        _words(),
+        attr="oidc_scopes",
+    ),
+    _setting(
+        "ARENA_OIDC_ALLOWED_DOMAINS",
+        "",
+        "Email domains allowed to sign in (a verified email is required then). Empty: anyone "
+        "the provider signs in.",
+        _words(lower=True),
+        attr="oidc_allowed_domains",
+    ),
+    _setting(
+        "ARENA_OIDC_ROLE_CLAIM",
+        None,
+        "The claim (ID token or userinfo; a dotted path like `realm_access.roles` reaches into "
+        "objects) whose values give the role at each sign-in. Unset: a user keeps the role the "
+        "arena holds for them (`voter` at first).",
+        _text(max_len=200),
+        attr="oidc_role_claim",
+    ),
+    _setting(
+        "ARENA_OIDC_ADMIN_VALUES",
+        "",
+        "Values of the role claim that make a user an `admin`.",
+        _words(),
+        attr="oidc_admin_values",
+    ),
+    _setting(
+        "ARENA_OIDC_REVIEWER_VALUES",
+        "",
+        "Values of the role claim that make a user a `reviewer` (when not an admin); any other "
+        "user is a `voter`.",
+        _words(),
+        attr="oidc_reviewer_values",
     ),
     _setting(
         "ARENA_SHUTDOWN_GRACE_S",
@@ -988,6 +1068,15 @@ class Settings:
     passphrase: Secret | None
     session_ttl_s: int
     login_rate_limit: tuple[Limit, ...]
+    oidc_issuer: str | None
+    oidc_name: str | None
+    oidc_client_id: str | None
+    oidc_client_secret: Secret | None
+    oidc_scopes: tuple[str, ...]
+    oidc_allowed_domains: tuple[str, ...]
+    oidc_role_claim: str | None
+    oidc_admin_values: tuple[str, ...]
+    oidc_reviewer_values: tuple[str, ...]
     shutdown_grace_s: float
     max_body_bytes: int
     cors_origins: tuple[str, ...]
@@ -1157,6 +1246,10 @@ def load_settings(environ: Mapping[str, str] | None = None) -> Settings:
             "ARENA_MODELS",
             env["ARENA_MODELS"],
             "must not be set together with ARENA_MODELS_FILE: the roster comes from one of them",
+        )
+    if values["oidc_issuer"] and not values["oidc_client_id"]:
+        raise SettingsError(
+            "ARENA_OIDC_CLIENT_ID", "", "must be set with ARENA_OIDC_ISSUER: the arena's client id"
         )
     return Settings(**values, sources=sources)
 

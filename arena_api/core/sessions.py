@@ -1,10 +1,12 @@
 """Browser sessions behind ``ARENA_PASSPHRASE``: signed session cookies and the CSRF tokens bound
 to them.
 
-A session cookie is ``v1.<session id>.<expiry, unix seconds>.<signature>``, the signature an
-HMAC-SHA256 over everything before it. Nothing is stored server-side: a cookie is valid while its
-signature checks and its expiry lies ahead. The signing key is derived from the server's secret
-*and* the passphrase, so changing the passphrase signs every browser out.
+A session cookie is ``v1.<session id>.<expiry, unix seconds>.<signature>`` (a passphrase
+session) or ``v2.<session id>.<expiry>.<user id>.<role>.<signature>`` (a user signed in with
+OpenID Connect), the signature an HMAC-SHA256 over everything before it. Nothing is stored
+server-side: a cookie is valid while its signature checks and its expiry lies ahead. The
+signing key is derived from the server's secret *and* the passphrase, so changing the passphrase
+signs every browser out.
 
 The CSRF token of a session is an HMAC of its id under its own key (the double-submit cookie,
 signed): a request must bring it twice, in the ``arena_csrf`` cookie and the ``X-CSRF-Token``
@@ -26,7 +28,8 @@ from dataclasses import dataclass
 
 __all__ = ["BrowserSession", "SessionSigner", "derive_session_key", "passphrase_matches"]
 
-_VERSION = "v1"
+_VERSION, _USER_VERSION = "v1", "v2"
+_ROLES = frozenset({"admin", "reviewer", "voter"})
 
 
 def _b64(raw: bytes) -> str:
@@ -50,6 +53,9 @@ def passphrase_matches(given: str, expected: str) -> bool:
 class BrowserSession:
     id: str
     expires_at: int
+    #: The signed-in user (a ``users`` row id) and their role then; ``None`` for a passphrase.
+    user_id: str | None = None
+    role: str | None = None
 
 
 class SessionSigner:
@@ -62,12 +68,19 @@ class SessionSigner:
     def _sign(self, body: str) -> str:
         return _b64(hmac.digest(self._key, body.encode(), "sha256"))
 
-    def issue(self) -> tuple[BrowserSession, str]:
-        """A new session and its cookie value."""
+    def issue(
+        self, user_id: str | None = None, role: str | None = None
+    ) -> tuple[BrowserSession, str]:
+        """A new session (of a user, when ``user_id`` is given) and its cookie value."""
         session = BrowserSession(
-            id=_b64(secrets.token_bytes(18)), expires_at=int(self._clock()) + self.ttl_s
+            id=_b64(secrets.token_bytes(18)),
+            expires_at=int(self._clock()) + self.ttl_s,
+            user_id=user_id,
+            role=role if user_id is not None else None,
         )
         body = f"{_VERSION}.{session.id}.{session.expires_at}"
+        if user_id is not None:
+            body = f"{_USER_VERSION}.{session.id}.{session.expires_at}.{user_id}.{role}"
         return session, f"{body}.{self._sign(body)}"
 
     def read(self, cookie: str | None) -> BrowserSession | None:
@@ -76,12 +89,16 @@ class SessionSigner:
         if not cookie or len(cookie) > 256:
             return None
         parts = cookie.split(".")
-        if len(parts) != 4 or parts[0] != _VERSION or not parts[2].isdigit():
+        shape = (parts[0], len(parts))
+        if shape not in ((_VERSION, 4), (_USER_VERSION, 6)) or not parts[2].isdigit():
             return None
-        body, signature = cookie.rpartition(".")[0], parts[3]
+        body, signature = cookie.rpartition(".")[0], parts[-1]
         if not hmac.compare_digest(signature.encode(), self._sign(body).encode()):
             return None
-        session = BrowserSession(id=parts[1], expires_at=int(parts[2]))
+        user = (parts[3], parts[4]) if len(parts) == 6 else (None, None)
+        if user[1] is not None and user[1] not in _ROLES:
+            return None
+        session = BrowserSession(parts[1], int(parts[2]), *user)
         return session if session.expires_at > self._clock() else None
 
     def csrf_token(self, session: BrowserSession) -> str:

@@ -839,3 +839,38 @@ suite_results = Table(
     ),
 )
 """A suite run's verdict on one of its prompts (its round, the judged outcome, the cost)."""
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True, server_default=func.gen_random_uuid()),
+    Column("issuer", Text, nullable=False),
+    Column("subject", Text, nullable=False),
+    Column("email", Text, nullable=True),
+    Column("name", Text, nullable=True),
+    Column("role", Text, nullable=False, server_default=text("'voter'")),
+    Column("first_seen_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column("last_seen_at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    UniqueConstraint("issuer", "subject"),
+    CheckConstraint("role IN ('admin', 'reviewer', 'voter')", name="role"),
+)
+"""A person who signed in with OpenID Connect: the provider's subject, and their role here."""
+
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", BigInteger, Identity(always=True), primary_key=True),
+    Column("at", DateTime(timezone=True), nullable=False, server_default=func.now()),
+    Column(
+        "actor_id", UUID(as_uuid=True), ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    ),
+    Column("actor", Text, nullable=False),
+    Column("action", Text, nullable=False),
+    Column("target", Text, nullable=True),
+    Column("before", JSONB, nullable=True),
+    Column("after", JSONB, nullable=True),
+    Index("audit_log_at_idx", "at"),
+)
+"""Who did what, when: every sign-in and sign-out, and every admin action with the state it
+changed before and after. Append-only; ``actor`` keeps a readable name (an email, ``cli``) when
+the user row is gone."""

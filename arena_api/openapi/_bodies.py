@@ -29,6 +29,8 @@ __all__ = [
     "ChatCompletionChunk",
     "LoginForm",
     "LoginRequest",
+    "Me",
+    "MeUser",
     "ModelList",
     "ModelObject",
     "SignedIn",
@@ -68,6 +70,24 @@ class SignedIn(_Camel):
     ok: Literal[True]
     csrf_token: str
     expires_at: str = Field(description="ISO 8601, UTC.")
+
+
+class MeUser(_Snake):
+    """A person signed in with OpenID Connect."""
+
+    id: str
+    email: str | None
+    name: str | None
+    role: Literal["admin", "reviewer", "voter"]
+
+
+class Me(_Camel):
+    """``GET /api/me``: whether a browser session is live, and whose."""
+
+    signed_in: bool = Field(description="A session cookie is live (false for a token).")
+    user: MeUser | None = Field(
+        description="The signed-in user; null for a passphrase session or a token."
+    )
 
 
 # -- OpenAI's shapes -------------------------------------------------------------------------

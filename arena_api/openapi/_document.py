@@ -41,6 +41,7 @@ _MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDi
     (bodies.LoginRequest, "validation"),
     (bodies.LoginForm, "validation"),
     (bodies.SignedIn, "serialization"),
+    (bodies.Me, "serialization"),
     (ErrorBody, "serialization"),
     (Health, "serialization"),
     (bodies.ModelList, "serialization"),

@@ -1,5 +1,6 @@
 """The operations open to everyone, even on a private arena: health, this document, the login
-pages, and the metrics (which check a token of their own)."""
+pages and single sign-on, and the metrics (which check a token of their own); and who a session
+is (``/api/me``)."""
 
 from __future__ import annotations
 
@@ -116,6 +117,76 @@ _ACCESS = (
     ),
 )
 
+_SSO = (
+    Operation(
+        "get",
+        "/auth/oidc/start",
+        "startSingleSignOn",
+        "Sign in with the OpenID provider (`ARENA_OIDC_ISSUER`): go there",
+        "access",
+        {
+            "303": _redirect(
+                "To the provider's authorization endpoint (code flow, PKCE S256), with the "
+                "flow sealed in the `arena_oidc_flow` cookie (HttpOnly, path `/auth/oidc`)."
+            ),
+            "502": {
+                "description": "The provider cannot be reached or names another issuer: "
+                "the login page with `oidc_provider_unavailable` or `oidc_misconfigured`.",
+                "content": _HTML,
+            },
+        },
+        errors=(404,),
+        parameters=(_NEXT,),
+        description="404 `not_found` when the arena has no single sign-on.",
+        guarded=False,
+    ),
+    Operation(
+        "get",
+        "/auth/oidc/callback",
+        "finishSingleSignOn",
+        "Where the provider sends the browser back: open the user's session",
+        "access",
+        {
+            "303": _redirect("Signed in: go on to where the browser was headed.", **_COOKIES),
+            "400": {
+                "description": "`oidc_state_mismatch` (not this browser's sign-in, or tampered), "
+                "`oidc_flow_expired`, `oidc_code_missing`: the login page again.",
+                "content": _HTML,
+            },
+            "401": {
+                "description": "`oidc_provider_refused`, `oidc_code_refused`, "
+                "`oidc_token_invalid` (signature, issuer, audience, expiry or nonce).",
+                "content": _HTML,
+            },
+            "403": {
+                "description": "`oidc_domain_refused`, `oidc_email_unverified`.",
+                "content": _HTML,
+            },
+            "502": {"description": "`oidc_provider_unavailable`.", "content": _HTML},
+        },
+        errors=(404,),
+        parameters=tuple(
+            param("query", name, {"type": "string"}, what)
+            for name, what in (
+                ("code", "The authorization code."),
+                ("state", "The flow's state, as sent."),
+                ("error", "The provider's refusal, instead of a code."),
+                ("error_description", "Its words."),
+                ("iss", "The provider's issuer (RFC 9207)."),
+            )
+        ),
+        guarded=False,
+    ),
+    Operation(
+        "get",
+        "/api/me",
+        "getMe",
+        "Who this session is: a signed-in user and their role, or a passphrase session",
+        "access",
+        {"200": json_answer("The session, and its user when one signed in.", "Me")},
+    ),
+)
+
 _HEALTH = json_answer("The process, its database and migrations are fine.", "Health")
 _UNHEALTHY = json_answer(
     "The database is unreachable or not migrated to head, or the server is shutting down.",
@@ -157,6 +228,7 @@ OPEN_OPERATIONS: tuple[Operation, ...] = (
         guarded=False,
     ),
     *_ACCESS,
+    *_SSO,
     Operation(
         "get",
         "/metrics",

@@ -6,15 +6,17 @@ headers, may pass ``?api_token=``), compared in constant time against every toke
 with a right token passes, needs no CSRF token, and is counted against the rate limit by its
 token rather than its address; a wrong token is refused, never tried as a cookie.
 
-``ARENA_PASSPHRASE`` guards everything else too: the UI's pages and files, Reflex's event
+``ARENA_PASSPHRASE`` or sign-in with OpenID Connect (``ARENA_OIDC_ISSUER``) guards everything
+else too: the UI's pages and files, Reflex's event
 socket (``/_event``), uploads and the live feeds (``/_arena/live``) need the signed session
 cookie the login page (``/login``) sets. A page without one is redirected there; anything else
 is refused. An API request with no token may use the session instead; then a request that can
 change state (any method but GET, HEAD, OPTIONS) must bring the session's CSRF token twice, in
 the ``arena_csrf`` cookie and the ``X-CSRF-Token`` header.
 
-Always open: ``/health``, ``/openapi.json``, the login and logout pages, Reflex's ``/ping`` and
-``/_health``; ``/metrics`` and ``/_arena/drain`` check their own tokens.
+Always open: ``/health``, ``/openapi.json``, the login and logout pages, the sign-in's
+``/auth/oidc/start`` and ``/auth/oidc/callback``, Reflex's ``/ping`` and ``/_health``;
+``/metrics`` and ``/_arena/drain`` check their own tokens.
 
 A refusal is a JSON 401 (``unauthorized``: no credentials; ``invalid_api_token``;
 ``login_required``: no live session) or 403 (``csrf_failed``); an AG-UI chat request gets it
@@ -43,6 +45,8 @@ __all__ = [
     "CSRF_HEADER",
     "LOGIN_PATH",
     "LOGOUT_PATH",
+    "OIDC_CALLBACK_PATH",
+    "OIDC_START_PATH",
     "SESSION_COOKIE",
     "AccessControl",
     "read_cookies",
@@ -55,10 +59,13 @@ CSRF_COOKIE = "arena_csrf"
 CSRF_HEADER = b"x-csrf-token"
 LOGIN_PATH = "/login"
 LOGOUT_PATH = "/logout"
+OIDC_START_PATH = "/auth/oidc/start"
+OIDC_CALLBACK_PATH = "/auth/oidc/callback"
 
 _API = ("/api/", "/v1/", "/models", "/chat/completions", "/completions", "/embeddings")
 _OPEN = frozenset(
     {"/health", "/openapi.json", "/metrics", "/_arena/drain", LOGIN_PATH, LOGOUT_PATH}
+    | {OIDC_START_PATH, OIDC_CALLBACK_PATH}
     | {"/ping", "/_health", "/favicon.ico"}
 )
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -192,7 +199,7 @@ class AccessControl:
 _MESSAGES = {
     "unauthorized": "An API token is required",
     "invalid_api_token": "The API token is not valid",
-    "login_required": f"Sign in first (the passphrase, at {LOGIN_PATH})",
+    "login_required": f"Sign in first (at {LOGIN_PATH})",
     "starting": "The server is starting; try again shortly",
     "api_token_required": "The vote data is exported to API token holders only (ARENA_API_TOKENS)",
     "csrf_failed": "The X-CSRF-Token header must carry this session's CSRF token "

@@ -21,6 +21,7 @@ from arena_api.core.sessions import (
     derive_session_key,
     passphrase_matches,
 )
+from arena_api.core.users import User
 
 __all__ = ["AccessService", "LoginRateLimited", "SignedIn", "WrongPassphrase"]
 
@@ -59,6 +60,7 @@ class AccessService:
         secret: bytes,
         ttl_s: int,
         login_limits: tuple[Limit, ...],
+        single_sign_on: bool = False,
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         failures: Limiter | None = None,
@@ -66,12 +68,18 @@ class AccessService:
         """``failures`` counts wrong passphrases (a cluster's shared counter); by default this
         process counts them under ``login_limits``."""
         self._passphrase = passphrase
+        self.single_sign_on = single_sign_on
         self._signer = SessionSigner(derive_session_key(secret, passphrase or ""), ttl_s, clock)
         self._failures = failures or RateLimiter(login_limits, monotonic)
 
     @property
     def enabled(self) -> bool:
-        """A passphrase is set: the UI and cookie requests need a session."""
+        """A passphrase is set or people sign in with OpenID Connect: the UI and cookie
+        requests need a session."""
+        return self._passphrase is not None or self.single_sign_on
+
+    @property
+    def has_passphrase(self) -> bool:
         return self._passphrase is not None
 
     @property
@@ -92,6 +100,11 @@ class AccessService:
             await self._failures.check(_LOGIN, client)
             raise WrongPassphrase()
         session, cookie = self._signer.issue()
+        return SignedIn(session, cookie, self._signer.csrf_token(session))
+
+    def open_user_session(self, user: User) -> SignedIn:
+        """A session for ``user``, carrying their id and role."""
+        session, cookie = self._signer.issue(user.id, user.role)
         return SignedIn(session, cookie, self._signer.csrf_token(session))
 
     def session(self, cookie: str | None) -> BrowserSession | None:

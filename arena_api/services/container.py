@@ -19,6 +19,7 @@ from arena_api.services.access import AccessService
 from arena_api.services.alerts import Alerts
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
+from arena_api.services.identity import IdentityService
 from arena_api.services.judge import JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
@@ -89,5 +90,7 @@ class Services:
     examples: ExamplePrompts = field(default_factory=ExamplePrompts)
     #: The operator's alerts (``ARENA_ALERT_WEBHOOK_URL``); only logged without a webhook.
     alerts: Alerts = field(default_factory=Alerts)
+    #: Sign-in with OpenID Connect (``ARENA_OIDC_ISSUER``); ``None`` when off.
+    identity: IdentityService | None = None
     version: str = field(default_factory=package_version)
     started_at: float = field(default_factory=time.time)

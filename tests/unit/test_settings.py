@@ -263,3 +263,25 @@ def test_a_production_server_refuses_to_start_on_a_development_secret_in_one_lin
         "arena: invalid setting ARENA_ALLOW_DEV_SECRET='1': must not be set when "
         "ARENA_ENV=production"
     ]
+
+
+def test_single_sign_on_needs_its_client_id_and_reads_its_lists() -> None:
+    issuer = {"ARENA_OIDC_ISSUER": "https://id.example.com/"}
+    with pytest.raises(SettingsError) as missing:
+        load_settings(issuer)
+
+    settings = load_settings(
+        {
+            **issuer,
+            "ARENA_OIDC_CLIENT_ID": "arena",
+            "ARENA_OIDC_ALLOWED_DOMAINS": "Example.com, example.org",
+            "ARENA_OIDC_ADMIN_VALUES": "arena-admins ops",
+        }
+    )
+
+    assert missing.value.name == "ARENA_OIDC_CLIENT_ID"
+    assert settings.oidc_issuer == "https://id.example.com"
+    assert settings.oidc_allowed_domains == ("example.com", "example.org")
+    assert settings.oidc_admin_values == ("arena-admins", "ops")
+    assert settings.oidc_scopes == ("openid", "email", "profile")
+    assert settings.oidc_client_secret is None

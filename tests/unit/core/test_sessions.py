@@ -92,3 +92,27 @@ def test_passphrases_compare_whole_and_exact() -> None:
     assert not passphrase_matches("open sesam", "open sesame")
     assert not passphrase_matches("open sesame!", "open sesame")
     assert not passphrase_matches("", "open sesame")
+
+
+def test_a_users_cookie_carries_their_id_and_role_and_expires_like_any() -> None:
+    clock = Clock()
+    signer = SessionSigner(KEY, ttl_s=3600, clock=clock)
+    user_id = "0b1c9a62-5f39-4c1e-9d2a-2f6c1f1d7e11"
+
+    session, cookie = signer.issue(user_id, "reviewer")
+
+    assert cookie.startswith("v2.")
+    assert signer.read(cookie) == session
+    assert (session.user_id, session.role) == (user_id, "reviewer")
+    clock.now += 3600
+    assert signer.read(cookie) is None  # an expired session is no session
+
+
+@pytest.mark.parametrize("role", ["admin", "voter", "root"])
+def test_a_users_cookie_with_another_role_written_in_is_forged(role: str) -> None:
+    signer = SessionSigner(KEY, ttl_s=3600, clock=Clock())
+    _, cookie = signer.issue("u-1", "reviewer")
+    parts = cookie.split(".")
+    parts[4] = role
+
+    assert signer.read(".".join(parts)) is None

@@ -1,0 +1,293 @@
+"""Sign-in with OpenID Connect in the real product, against a real OpenID provider.
+
+The provider is panva's certified ``oidc-provider`` from npm (``e2e/oidc/``, installed with
+``npm ci`` when its lock changes), started by the fixture with this arena as its client and four
+accounts: an admin and a reviewer by their ``groups`` claim, a voter, and someone outside the
+allowed email domain. Chromium goes through the provider's own login and consent pages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+from playwright.async_api import Browser, BrowserContext, Page, expect
+
+from e2e.conftest import screenshot
+from tests.support import ROOT, ProductProcess, free_port
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PROVIDER = ROOT / "e2e" / "oidc"
+STAMP = PROVIDER / "node_modules" / ".arena-lock-sha256"
+CLIENT_ID, CLIENT_SECRET = "arena", "arena-client-secret-for-tests"
+ACCOUNTS: dict[str, dict[str, Any]] = {
+    "alice": {
+        "email": "alice@example.com",
+        "email_verified": True,
+        "name": "Alice Admin",
+        "groups": ["staff", "arena-admins"],
+    },
+    "bob": {
+        "email": "bob@example.com",
+        "email_verified": True,
+        "name": "Bob Reviewer",
+        "groups": ["arena-reviewers"],
+    },
+    "carol": {"email": "carol@example.com", "email_verified": True, "name": "Carol"},
+    "mallory": {"email": "mallory@elsewhere.test", "email_verified": True, "name": "Mallory"},
+}
+
+if shutil.which("node") is None:
+    pytest.skip("Node.js runs the OpenID provider of these tests", allow_module_level=True)
+
+
+def _installed() -> Path:
+    lock = hashlib.sha256((PROVIDER / "package-lock.json").read_bytes()).hexdigest()
+    if not STAMP.exists() or STAMP.read_text().strip() != lock:
+        npm = shutil.which("npm")
+        assert npm is not None, "npm installs e2e/oidc (node is installed)"
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=PROVIDER,
+            check=True,
+            timeout=600,
+        )
+        STAMP.write_text(lock)
+    return PROVIDER
+
+
+@contextlib.contextmanager
+def _provider(port: int, redirect_uri: str, log: Path) -> Iterator[str]:
+    job = {
+        "port": port,
+        "clients": [
+            {
+                "client_id": CLIENT_ID,
+                "client_secret": CLIENT_SECRET,
+                "redirect_uris": [redirect_uri],
+            }
+        ],
+        "accounts": ACCOUNTS,
+    }
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            ["node", "provider.mjs", json.dumps(job)],
+            cwd=_installed(),
+            stdout=subprocess.PIPE,
+            stderr=out,
+        )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line, f"the OpenID provider did not start:\n{log.read_text()[-2000:]}"
+        yield json.loads(line)["issuer"]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def sso_product(
+    fresh_database: Callable[[], str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ProductProcess]:
+    """The product with sign-in through the provider: admins and reviewers by ``groups``,
+    ``example.com`` addresses only."""
+    folder = tmp_path_factory.mktemp("sso")
+    port = free_port()
+    redirect_uri = f"http://127.0.0.1:{port}/auth/oidc/callback"
+    with _provider(free_port(), redirect_uri, folder / "provider.log") as issuer:
+        env = {
+            "DATABASE_URL": fresh_database(),
+            "ARENA_DATA_DIR": str(folder / "data"),
+            "ARENA_MOCK_PROVIDER": "1",
+            "ARENA_ALLOW_DEV_SECRET": "1",
+            "ARENA_RATING_WORKER": "off",
+            "ARENA_OIDC_ISSUER": issuer,
+            "ARENA_OIDC_CLIENT_ID": CLIENT_ID,
+            "ARENA_OIDC_NAME": "Test ID",
+            "ARENA_OIDC_CLIENT_SECRET": CLIENT_SECRET,
+            "ARENA_OIDC_SCOPES": "openid email profile groups",
+            "ARENA_OIDC_ALLOWED_DOMAINS": "example.com",
+            "ARENA_OIDC_ROLE_CLAIM": "groups",
+            "ARENA_OIDC_ADMIN_VALUES": "arena-admins",
+            "ARENA_OIDC_REVIEWER_VALUES": "arena-reviewers",
+        }
+        server = ProductProcess(env, port, folder / "serve.log").start()
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@pytest.fixture
+async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
+    context = await browser.new_context(viewport={"width": 1400, "height": 900})
+    # The provider's development pages import a web font; this machine has no internet.
+    await context.route(re.compile(r"https://fonts\.(googleapis|gstatic)\.com/.*"), _abort)
+    yield context
+    await context.close()
+
+
+async def _abort(route: Any) -> None:
+    await route.abort()
+
+
+async def _sign_in(page: Page, product: ProductProcess, login: str, target: str = "/") -> None:
+    """From an arena page through the arena's login page and the provider's pages."""
+    await page.goto(product.url + target)
+    await expect(page).to_have_url(re.compile(re.escape(product.url) + "/login"))
+    await page.get_by_role("link", name=re.compile("Sign in with")).click()
+    await page.locator("input[name=login]").fill(login)
+    await page.locator("input[name=password]").fill("any password")
+    await page.get_by_role("button", name="Sign-in").click()
+    await page.get_by_role("button", name="Continue").click()
+
+
+async def _audit(product: ProductProcess) -> list[asyncpg.Record]:
+    dsn = "postgresql://" + product.env["DATABASE_URL"].partition("://")[2]
+    conn = await asyncpg.connect(dsn)
+    try:
+        return list(
+            await conn.fetch(
+                "SELECT a.actor, a.action, a.after, u.role FROM audit_log a "
+                "LEFT JOIN users u ON u.id = a.actor_id ORDER BY a.id"
+            )
+        )
+    finally:
+        await conn.close()
+
+
+async def test_people_sign_in_through_the_provider_with_the_role_their_groups_give(
+    sso_product: ProductProcess, context: BrowserContext
+) -> None:
+    page = await context.new_page()
+    await page.goto(sso_product.url + "/login")
+    await expect(page.get_by_role("link", name="Sign in with Test ID")).to_be_visible()
+    await expect(page.get_by_label("Passphrase")).to_have_count(0)  # no passphrase set
+    await screenshot(page, "sso-login")
+
+    await _sign_in(page, sso_product, "alice", "/insights/rankings")
+
+    await expect(page).to_have_url(re.compile(re.escape(sso_product.url) + "/insights/rankings/?$"))
+    me = await (await page.request.get(sso_product.url + "/api/me")).json()
+    assert me["signedIn"] is True
+    assert me["user"] == {
+        "id": me["user"]["id"],
+        "email": "alice@example.com",
+        "name": "Alice Admin",
+        "role": "admin",
+    }
+
+    for login, role in (("bob", "reviewer"), ("carol", "voter")):
+        other = await context.browser.new_context()  # type: ignore[union-attr]
+        await other.route(re.compile(r"https://fonts\.(googleapis|gstatic)\.com/.*"), _abort)
+        other_page = await other.new_page()
+        await _sign_in(other_page, sso_product, login)
+        await expect(other_page.get_by_test_id("send")).to_be_visible(timeout=60_000)
+        who = await (await other_page.request.get(sso_product.url + "/api/me")).json()
+        assert who["user"]["role"] == role, login
+        await other.close()
+
+    rows = await _audit(sso_product)
+    signed = [(r["actor"], r["role"]) for r in rows if r["action"] == "sign_in"]
+    assert signed == [
+        ("alice@example.com", "admin"),
+        ("bob@example.com", "reviewer"),
+        ("carol@example.com", "voter"),
+    ]
+
+
+async def test_signing_out_ends_the_session_and_is_audited(
+    sso_product: ProductProcess, context: BrowserContext
+) -> None:
+    page = await context.new_page()
+    await _sign_in(page, sso_product, "carol")
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=60_000)
+
+    await page.goto(sso_product.url + "/logout")
+    await page.get_by_role("button", name="Sign out").click()
+
+    await expect(page).to_have_url(re.compile(re.escape(sso_product.url) + "/login"))
+    me = await page.request.get(sso_product.url + "/api/me")
+    assert me.status == 401 and (await me.json())["code"] == "login_required"
+    actions = [(r["actor"], r["action"]) for r in await _audit(sso_product)]
+    assert actions[-1] == ("carol@example.com", "sign_out")
+
+
+async def test_someone_outside_the_allowed_domain_is_refused_and_gets_no_session(
+    sso_product: ProductProcess, context: BrowserContext
+) -> None:
+    page = await context.new_page()
+    await _sign_in(page, sso_product, "mallory")
+
+    error = page.get_by_role("alert")
+    await expect(error).to_contain_text("mallory@elsewhere.test is not in a domain")
+    await expect(error).to_have_attribute("data-code", "oidc_domain_refused")
+    await screenshot(page, "sso-refused-domain")
+    me = await page.request.get(sso_product.url + "/api/me")
+    assert me.status == 401
+    refused = [r for r in await _audit(sso_product) if r["actor"] == "mallory@elsewhere.test"]
+    assert [(r["action"], json.loads(r["after"]), r["role"]) for r in refused] == [
+        ("sign_in_refused", {"code": "oidc_domain_refused"}, None)  # on record, yet no user
+    ]
+
+
+async def test_a_callback_that_is_not_this_browsers_sign_in_is_refused(
+    sso_product: ProductProcess, browser: Browser, context: BrowserContext
+) -> None:
+    """A login CSRF: someone else's callback URL (their code and state) opened in a browser
+    that started a sign-in of its own."""
+    theirs = await context.new_page()
+    callbacks: list[str] = []
+    theirs.on(
+        "request",
+        lambda r: callbacks.append(r.url) if "/auth/oidc/callback?" in r.url else None,
+    )
+    await _sign_in(theirs, sso_product, "carol")
+    await expect(theirs.get_by_test_id("send")).to_be_visible(timeout=60_000)
+    assert len(callbacks) == 1
+
+    victim = await browser.new_context()
+    await victim.route(re.compile(r"https://fonts\.(googleapis|gstatic)\.com/.*"), _abort)
+    page = await victim.new_page()
+    await page.goto(sso_product.url + "/login")
+    await page.get_by_role("link", name=re.compile("Sign in with")).click()
+    await expect(page.locator("input[name=login]")).to_be_visible()  # at the provider
+    await page.goto(callbacks[0])
+
+    error = page.get_by_role("alert")
+    await expect(error).to_have_attribute("data-code", "oidc_state_mismatch")
+    me = await page.request.get(sso_product.url + "/api/me")
+    assert me.status == 401
+    await victim.close()
+
+
+async def test_the_sign_in_routes_refuse_what_they_cannot_finish(
+    sso_product: ProductProcess,
+) -> None:
+    async with httpx.AsyncClient(base_url=sso_product.url, timeout=30) as client:
+        start = await client.get("/auth/oidc/start", params={"next": "//evil.test/x"})
+        no_flow = await client.get("/auth/oidc/callback", params={"code": "c", "state": "s"})
+        passphrase = await client.post("/login", json={"passphrase": "anything at all"})
+
+    assert start.status_code == 303
+    location = httpx.URL(start.headers["location"])
+    assert location.params["code_challenge_method"] == "S256"
+    assert location.params["client_id"] == CLIENT_ID
+    assert {"state", "nonce", "code_challenge"} <= set(location.params)
+    flow_cookie = start.headers["set-cookie"]
+    assert "arena_oidc_flow=" in flow_cookie and "HttpOnly" in flow_cookie
+    assert "Path=/auth/oidc" in flow_cookie and "SameSite=lax" in flow_cookie
+    assert no_flow.status_code == 400 and 'data-code="oidc_state_mismatch"' in no_flow.text
+    assert passphrase.status_code == 404  # no passphrase in this arena
