@@ -22,6 +22,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute
 
 from arena_api.bootstrap import bootstrap
+from arena_api.routes import admin as admin_routes
 from arena_api.routes import analytics as analytics_routes
 from arena_api.routes import arena as arena_routes
 from arena_api.routes import chat as chat_routes
@@ -96,6 +97,7 @@ def api_routes() -> list[BaseRoute]:
         *health.routes,
         *openapi_routes.routes,
         *login.routes,
+        *admin_routes.routes,
         *lifecycle.routes,
         *metrics_routes.routes,
         *chat_routes.routes,
@@ -138,6 +140,7 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
                 AccessControl,
                 tokens=tuple(t.reveal().encode() for t in edge.api_tokens),
                 sessions=edge.passphrase is not None or edge.oidc_issuer is not None,
+                users=edge.oidc_issuer is not None,
             ),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),

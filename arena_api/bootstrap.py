@@ -48,6 +48,7 @@ from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.retention import keep_text_for
 from arena_api.db.status import PostgresProbe
 from arena_api.db.suites import PostgresSuiteRuns
+from arena_api.db.users import PostgresUsers
 from arena_api.db.votes import PostgresVotes
 from arena_api.examples import BUILTIN_EXAMPLE_PROMPTS, ExamplePromptsError, example_prompts
 from arena_api.keys import DEV_SECRET_FILE, export_salt, token_secret, uses_dev_secret
@@ -66,6 +67,7 @@ from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
 from arena_api.services.suites import SuiteService
+from arena_api.services.users import UserAdmin
 from arena_api.services.votes import VoteRecorder
 from arena_api.settings import Settings
 from arena_api.suites import SuiteLoad, load_suites
@@ -316,6 +318,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
                 _background(keep_text_for(pool, settings.text_retention_days), "text retention")
             )
         stack.push_async_callback(suites.close)
+        directory = PostgresUsers(pool)
         access = AccessService(
             passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
             secret=secret,
@@ -341,19 +344,19 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             examples=ExamplePrompts(_load_examples(settings) if serving else ()),
             alerts=alerts,
             access=access,
-            identity=_identity(settings, access, pool, secret),
+            identity=_identity(settings, access, directory, secret),
+            users=UserAdmin(directory),
         )
 
 
 def _identity(
-    settings: Settings, access: AccessService, pool: asyncpg.Pool, secret: bytes
+    settings: Settings, access: AccessService, directory: PostgresUsers, secret: bytes
 ) -> IdentityService | None:
     """Sign-in with OpenID Connect, when ``ARENA_OIDC_ISSUER`` is set."""
     if settings.oidc_issuer is None or settings.oidc_client_id is None:
         return None
     # Imported here: Authlib, joserfc and their cryptography cost memory a server without single
     # sign-on should not pay.
-    from arena_api.db.users import PostgresUsers
     from arena_api.oidc import HttpOidcProvider
 
     secret_value = settings.oidc_client_secret
@@ -365,7 +368,7 @@ def _identity(
     )
     return IdentityService(
         provider,
-        PostgresUsers(pool),
+        directory,
         access,
         OidcSettings(
             client_id=settings.oidc_client_id,

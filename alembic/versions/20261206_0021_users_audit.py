@@ -1,7 +1,8 @@
-"""users who sign in with OpenID Connect, and the audit log
+"""users who sign in with OpenID Connect, their API tokens, and the audit log
 
 ``users`` holds each person a provider signed in (issuer and subject, email, name, role, first
-and last seen); ``audit_log`` every sign-in and sign-out, and later every admin action, with the
+and last seen); ``user_tokens`` their API tokens (a SHA-256 of each, scopes, last use,
+revocation); ``audit_log`` every sign-in and sign-out, and later every admin action, with the
 state it changed before and after.
 
 Revision ID: 0021
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB, UUID
 
 revision: str = "0021"
 down_revision: str | None = "0020"
@@ -44,6 +45,31 @@ def upgrade() -> None:
         sa.CheckConstraint("role IN ('admin', 'reviewer', 'voter')", name=op.f("users_role_check")),
     )
     op.create_table(
+        "user_tokens",
+        sa.Column(
+            "id", UUID(as_uuid=True), primary_key=True, server_default=sa.func.gen_random_uuid()
+        ),
+        sa.Column(
+            "user_id",
+            UUID(as_uuid=True),
+            sa.ForeignKey("users.id", ondelete="CASCADE", name=op.f("user_tokens_user_id_fkey")),
+            nullable=False,
+        ),
+        sa.Column("name", sa.Text, nullable=False),
+        sa.Column("token_hash", sa.LargeBinary, nullable=False),
+        sa.Column("hint", sa.Text, nullable=False),
+        sa.Column("scopes", ARRAY(sa.Text), nullable=False),
+        _now("created_at"),
+        sa.Column("last_used_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+        sa.UniqueConstraint("token_hash", name=op.f("user_tokens_token_hash_key")),
+        sa.CheckConstraint(
+            "scopes <@ ARRAY['read', 'vote', 'admin']::text[] AND cardinality(scopes) > 0",
+            name=op.f("user_tokens_scopes_check"),
+        ),
+    )
+    op.create_index("user_tokens_user_id_idx", "user_tokens", ["user_id"])
+    op.create_table(
         "audit_log",
         sa.Column("id", sa.BigInteger, sa.Identity(always=True), primary_key=True),
         _now("at"),
@@ -64,4 +90,5 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.drop_table("audit_log")
+    op.drop_table("user_tokens")
     op.drop_table("users")

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Identity,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Numeric,
     PrimaryKeyConstraint,
@@ -855,6 +856,29 @@ users = Table(
     CheckConstraint("role IN ('admin', 'reviewer', 'voter')", name="role"),
 )
 """A person who signed in with OpenID Connect: the provider's subject, and their role here."""
+
+user_tokens = Table(
+    "user_tokens",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True, server_default=func.gen_random_uuid()),
+    Column(
+        "user_id", UUID(as_uuid=True), ForeignKey("users.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("name", Text, nullable=False),
+    Column("token_hash", LargeBinary, nullable=False, unique=True),
+    Column("hint", Text, nullable=False),
+    Column("scopes", ARRAY(Text), nullable=False),
+    _created_at(),
+    Column("last_used_at", DateTime(timezone=True), nullable=True),
+    Column("revoked_at", DateTime(timezone=True), nullable=True),
+    CheckConstraint(
+        "scopes <@ ARRAY['read', 'vote', 'admin']::text[] AND cardinality(scopes) > 0",
+        name="scopes",
+    ),
+    Index("user_tokens_user_id_idx", "user_id"),
+)
+"""A user's API token: only its SHA-256 is kept (the token is shown once), with the first
+characters to tell tokens apart, its scopes, and when it was last used or revoked."""
 
 audit_log = Table(
     "audit_log",

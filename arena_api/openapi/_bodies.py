@@ -16,7 +16,7 @@ A field typed ``X | SkipJsonSchema[None] = None`` is one the server omits, never
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
@@ -26,7 +26,15 @@ from arena_api.core.events import MatchupStarted
 from arena_api.core.models import Slot
 
 __all__ = [
+    "AuditPage",
     "ChatCompletionChunk",
+    "CreateTokenRequest",
+    "CreatedToken",
+    "RoleChanged",
+    "SetRoleRequest",
+    "TokenChanged",
+    "TokenList",
+    "UserList",
     "LoginForm",
     "LoginRequest",
     "Me",
@@ -87,6 +95,90 @@ class Me(_Camel):
     signed_in: bool = Field(description="A session cookie is live (false for a token).")
     user: MeUser | None = Field(
         description="The signed-in user; null for a passphrase session or a token."
+    )
+
+
+# -- users, tokens and the audit log (``arena_api.routes.admin``) -------------------------------
+
+
+class MemberView(_Camel):
+    id: str
+    email: str | None
+    name: str | None
+    role: Literal["admin", "reviewer", "voter"]
+    first_seen_at: str
+    last_seen_at: str
+
+
+class UserList(_Camel):
+    users: list[MemberView]
+
+
+class SetRoleRequest(_Snake):
+    role: Literal["admin", "reviewer", "voter"]
+
+
+class RoleChanged(_Camel):
+    user: MeUser
+    role_before: Literal["admin", "reviewer", "voter"]
+
+
+Scope = Literal["read", "vote", "admin"]
+
+
+class TokenView(_Camel):
+    """An API token, never its value."""
+
+    id: str
+    owner: str
+    name: str
+    hint: str = Field(description="The token's first ten characters.")
+    scopes: list[Scope]
+    created_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+
+
+class TokenList(_Camel):
+    tokens: list[TokenView]
+
+
+class TokenChanged(_Camel):
+    token: TokenView
+
+
+class CreateTokenRequest(_Snake):
+    name: str = Field(min_length=1, max_length=100)
+    scopes: list[Scope] = Field(
+        default=["read", "vote"],
+        min_length=1,
+        description="read: safe methods; vote: all but the admin routes; admin: everything "
+        "(admins only).",
+    )
+
+
+class CreatedToken(_Camel):
+    token: str = Field(description="The token, shown this once: only its SHA-256 is kept.")
+    info: TokenView
+
+
+class AuditEntryView(_Camel):
+    id: int
+    at: str
+    actor: str
+    actor_id: str | None
+    action: str = Field(
+        description="sign_in, sign_in_refused, sign_out, user_role, token_create, token_revoke"
+    )
+    target: str | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+
+class AuditPage(_Camel):
+    entries: list[AuditEntryView]
+    before: int | None = Field(
+        description="Pass as `before` for the next, older page; null on the last."
     )
 
 

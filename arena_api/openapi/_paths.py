@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from arena_api.openapi._admin import ADMIN_OPERATIONS
 from arena_api.openapi._open import OPEN_OPERATIONS
 from arena_api.openapi._operation import Operation
 from arena_api.openapi._reads import READ_OPERATIONS
@@ -15,4 +16,5 @@ OPERATIONS: tuple[Operation, ...] = (
     *ROUND_OPERATIONS,
     *READ_OPERATIONS,
     *SUITE_OPERATIONS,
+    *ADMIN_OPERATIONS,
 )

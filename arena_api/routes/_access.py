@@ -34,6 +34,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena_api.core.errors import ArenaError
+from arena_api.core.users import Grant, allows, required_role
 from arena_api.routes._request import opened_services
 from arena_api.routes.chat import in_band_failure, select
 from arena_api.routes.errors import error_response
@@ -42,6 +43,7 @@ from arena_api.services.access import AccessService
 __all__ = [
     "CLIENT_KEY",
     "CSRF_COOKIE",
+    "GRANT_KEY",
     "CSRF_HEADER",
     "LOGIN_PATH",
     "LOGOUT_PATH",
@@ -54,6 +56,8 @@ __all__ = [
 
 #: Where an authenticated request's rate-limit identity is left in the ASGI scope.
 CLIENT_KEY = "arena.client"
+#: Where what an authenticated request may do (``core.users.Grant``) is left in the ASGI scope.
+GRANT_KEY = "arena.grant"
 SESSION_COOKIE = "arena_session"
 CSRF_COOKIE = "arena_csrf"
 CSRF_HEADER = b"x-csrf-token"
@@ -113,33 +117,59 @@ def _login_redirect(scope: Scope) -> Response:
 
 class AccessControl:
     def __init__(
-        self, app: ASGIApp, tokens: tuple[bytes, ...] = (), sessions: bool = False
+        self,
+        app: ASGIApp,
+        tokens: tuple[bytes, ...] = (),
+        sessions: bool = False,
+        users: bool = False,
     ) -> None:
+        """``users``: people sign in with OpenID Connect, so their API tokens are honoured."""
         self.app = app
         self.tokens = tokens
         self.sessions = sessions
+        self.users = users
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if path in _TOKEN_ONLY and not self.tokens:
+        if path in _TOKEN_ONLY and not (self.tokens or self.users):
             await self._refuse(scope, receive, send, 403, "api_token_required")
             return
-        if (
-            scope["type"] not in ("http", "websocket")
-            or not (self.tokens or self.sessions)
-            or path in _OPEN
-        ):
+        if scope["type"] not in ("http", "websocket") or path in _OPEN:
             await self.app(scope, receive, send)
             return
+        if not (self.tokens or self.sessions):
+            if required_role(path) is not None:  # an open arena has no one to trust with these
+                await self._refuse(scope, receive, send, 403, "access_not_configured")
+            else:
+                await self.app(scope, receive, send)
+            return
+        method = scope.get("method", "GET")
         is_api = path.startswith(_API)
         headers: dict[bytes, bytes] = dict(scope["headers"])
-        offered = _offered_token(scope, headers) if is_api and self.tokens else None
+        offered = _offered_token(scope, headers) if is_api and (self.tokens or self.users) else None
         if offered is not None:
+            digest = hashlib.sha256(offered).hexdigest()[:16]
+            grant: Grant | None = None
             if any(hmac.compare_digest(offered, token) for token in self.tokens):
-                digest = hashlib.sha256(offered).hexdigest()[:16]
-                await self.app({**scope, CLIENT_KEY: f"token:{digest}"}, receive, send)
+                grant = Grant(None, "admin", label=f"api-token:{digest}")
+            elif self.users:
+                services = opened_services(scope["app"])
+                if services is None or services.users is None:
+                    await self._refuse(scope, receive, send, 503, "starting")
+                    return
+                grant = await services.users.token_grant(offered)
+            if grant is None:
+                await self._refuse(scope, receive, send, 401, "invalid_api_token")
                 return
-            await self._refuse(scope, receive, send, 401, "invalid_api_token")
+            refusal = allows(grant, method, path)
+            if refusal is None and path in _TOKEN_ONLY and grant.user_id is not None:
+                refusal = None if "admin" in grant.scopes else "insufficient_scope"
+            if refusal is not None:
+                await self._refuse(scope, receive, send, 403, refusal)
+                return
+            await self.app(
+                {**scope, CLIENT_KEY: f"token:{digest}", GRANT_KEY: grant}, receive, send
+            )
             return
         if not self.sessions:
             if is_api:
@@ -161,7 +191,7 @@ class AccessControl:
             code = "unauthorized" if is_api and self.tokens else "login_required"
             await self._refuse(scope, receive, send, 401, code)
             return
-        if scope["type"] == "http" and scope["method"] not in _SAFE_METHODS:
+        if scope["type"] == "http" and method not in _SAFE_METHODS:
             header = headers.get(CSRF_HEADER, b"").decode("latin-1") or None
             if not access.csrf_matches(session, header, cookies.get(CSRF_COOKIE)):
                 await self._refuse(scope, receive, send, 403, "csrf_failed")
@@ -169,9 +199,17 @@ class AccessControl:
         if path in _TOKEN_ONLY:  # a person signed in, but without a token
             await self._refuse(scope, receive, send, 403, "api_token_required")
             return
+        role = session.role
+        if required_role(path) is not None and session.user_id is not None and services.users:
+            role = await services.users.current_role(session.user_id)  # not the cookie's
+        grant = Grant(session.user_id, role)  # type: ignore[arg-type]
+        refusal = allows(grant, method, path)
+        if refusal is not None:
+            await self._refuse(scope, receive, send, 403, refusal)
+            return
         if scope["type"] == "http" and _wants_page(scope, headers):
             send = _revalidated(send)
-        await self.app(scope, receive, send)
+        await self.app({**scope, GRANT_KEY: grant}, receive, send)
 
     async def _refuse(
         self, scope: Scope, receive: Receive, send: Send, status: int, code: str
@@ -204,6 +242,12 @@ _MESSAGES = {
     "api_token_required": "The vote data is exported to API token holders only (ARENA_API_TOKENS)",
     "csrf_failed": "The X-CSRF-Token header must carry this session's CSRF token "
     "(the arena_csrf cookie)",
+    "forbidden_role": "Your role does not allow this (the admin routes need an admin, the "
+    "review routes a reviewer)",
+    "insufficient_scope": "This API token's scopes do not allow this (read: safe methods; "
+    "vote: all but the admin routes; admin: everything its owner may do)",
+    "access_not_configured": "The admin and review routes need ARENA_API_TOKENS or single "
+    "sign-on (ARENA_OIDC_ISSUER)",
 }
 
 

@@ -27,6 +27,7 @@ from arena_api.services.openai_chat import OpenAiChatService
 from arena_api.services.reads import ReadService
 from arena_api.services.rounds import ArenaService
 from arena_api.services.suites import SuiteService
+from arena_api.services.users import UserAdmin
 from arena_api.settings import Settings
 
 __all__ = ["DatabaseProbe", "DatabaseState", "Services", "SharedStore", "package_version"]
@@ -92,5 +93,7 @@ class Services:
     alerts: Alerts = field(default_factory=Alerts)
     #: Sign-in with OpenID Connect (``ARENA_OIDC_ISSUER``); ``None`` when off.
     identity: IdentityService | None = None
+    #: Users, roles, their API tokens and the audit log (the admin routes, the edge).
+    users: UserAdmin | None = None
     version: str = field(default_factory=package_version)
     started_at: float = field(default_factory=time.time)

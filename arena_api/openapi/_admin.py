@@ -1,0 +1,118 @@
+"""Users, roles, API tokens and the audit log: ``/api/admin/*`` (admins) and ``/api/me/tokens``
+(a signed-in person's own tokens)."""
+
+from __future__ import annotations
+
+from arena_api.openapi._operation import Operation, json_answer, param, ref
+
+__all__ = ["ADMIN_OPERATIONS"]
+
+_ADMIN_ONLY = (
+    "Admins only: a signed-in admin's session, a token with the `admin` scope of an admin, or "
+    "a static `ARENA_API_TOKENS` token. 403 `forbidden_role` or `insufficient_scope` otherwise; "
+    "`access_not_configured` on an arena with neither tokens nor sign-in."
+)
+_OWN = (
+    "A signed-in person's browser session only (403 `session_required` for a token, "
+    "`login_required` without a session)."
+)
+
+
+def _json_body(schema: str) -> dict[str, object]:
+    return {"required": True, "content": {"application/json": {"schema": ref(schema)}}}
+
+
+def _id(name: str, what: str) -> dict[str, object]:
+    return param("path", name, {"type": "string", "format": "uuid"}, what)
+
+
+ADMIN_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "get",
+        "/api/admin/users",
+        "listUsers",
+        "The people who signed in, admins first, with their roles",
+        "admin",
+        {"200": json_answer("The users.", "UserList")},
+        errors=(403,),
+        description=_ADMIN_ONLY,
+    ),
+    Operation(
+        "patch",
+        "/api/admin/users/{user_id}",
+        "setUserRole",
+        "Give a user another role (audited)",
+        "admin",
+        {"200": json_answer("The user, and their role before.", "RoleChanged")},
+        errors=(400, 404, 409, 413, 415),
+        parameters=(_id("user_id", "The user's id."),),
+        body=_json_body("SetRoleRequest"),
+        description=_ADMIN_ONLY + " 409 `last_admin`: the arena would be left without an admin.",
+    ),
+    Operation(
+        "get",
+        "/api/admin/tokens",
+        "listAllTokens",
+        "Every user's API tokens (never their values)",
+        "admin",
+        {"200": json_answer("The tokens, newest first.", "TokenList")},
+        errors=(403,),
+        description=_ADMIN_ONLY,
+    ),
+    Operation(
+        "delete",
+        "/api/admin/tokens/{token_id}",
+        "revokeAnyToken",
+        "Revoke any user's API token (audited)",
+        "admin",
+        {"200": json_answer("The token, revoked.", "TokenChanged")},
+        errors=(404,),
+        parameters=(_id("token_id", "The token's id."),),
+        description=_ADMIN_ONLY,
+    ),
+    Operation(
+        "get",
+        "/api/admin/audit",
+        "getAuditLog",
+        "The audit log: sign-ins, refusals, sign-outs, roles, tokens, newest first",
+        "admin",
+        {"200": json_answer("A page of entries.", "AuditPage")},
+        errors=(400, 403),
+        parameters=(
+            param("query", "limit", {"type": "integer", "minimum": 1, "maximum": 500}, "1-500."),
+            param("query", "before", {"type": "integer", "minimum": 1}, "An entry's id."),
+        ),
+        description=_ADMIN_ONLY,
+    ),
+    Operation(
+        "get",
+        "/api/me/tokens",
+        "listMyTokens",
+        "Your API tokens",
+        "access",
+        {"200": json_answer("Your tokens, newest first.", "TokenList")},
+        description=_OWN,
+    ),
+    Operation(
+        "post",
+        "/api/me/tokens",
+        "createToken",
+        "Create an API token, shown this once (audited)",
+        "access",
+        {"201": json_answer("The token and what is kept of it.", "CreatedToken")},
+        errors=(400, 413, 415),
+        body=_json_body("CreateTokenRequest"),
+        description=_OWN + " The `admin` scope needs an admin (403 `forbidden_role`).",
+    ),
+    Operation(
+        "delete",
+        "/api/me/tokens/{token_id}",
+        "revokeMyToken",
+        "Revoke one of your API tokens (audited)",
+        "access",
+        {"200": json_answer("The token, revoked.", "TokenChanged")},
+        errors=(404,),
+        parameters=(_id("token_id", "The token's id."),),
+        description=_OWN,
+    ),
+)
