@@ -11,10 +11,12 @@ from arena_api.app import create_api, services_lifespan
 from arena_api.routes._browser import credentialed_origins
 from arena_api.settings import load_settings
 from arena_app import routes, sockets
+from arena_app.pages.admin import admin_page
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
 from arena_app.pages.shared import shared_matchup
 from arena_app.pages.suites import suites_page
+from arena_app.state.admin import AdminState
 from arena_app.state.arena import ArenaState
 from arena_app.state.insights import InsightsState
 from arena_app.state.leaderboard import LeaderboardState
@@ -71,6 +73,7 @@ app.add_page(
     title="Suites · Arena",
     on_load=SuitesState.load,
 )
+app.add_page(admin_page, route=routes.ADMIN, title="Admin · Arena", on_load=AdminState.load)
 _LOADERS = {
     "rankings": InsightsState.load_rankings,
     "head-to-head": InsightsState.load_head_to_head,

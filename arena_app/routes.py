@@ -12,6 +12,7 @@ INSIGHT_TABS: tuple[tuple[str, str], ...] = (
 )
 SHARED_MATCHUP = "/m/[matchup_id]"
 SUITES = "/suites"
+ADMIN = "/admin"
 
 
 def insights_tab(tab: str) -> str:

@@ -291,3 +291,72 @@ async def test_the_sign_in_routes_refuse_what_they_cannot_finish(
     assert "Path=/auth/oidc" in flow_cookie and "SameSite=lax" in flow_cookie
     assert no_flow.status_code == 400 and 'data-code="oidc_state_mismatch"' in no_flow.text
     assert passphrase.status_code == 404  # no passphrase in this arena
+
+
+async def _signed_in(browser: Browser, product: ProductProcess, login: str, **options: Any) -> Page:
+    context = await browser.new_context(**options)
+    await context.route(re.compile(r"https://fonts\.(googleapis|gstatic)\.com/.*"), _abort)
+    page = await context.new_page()
+    await _sign_in(page, product, login)
+    await expect(page.get_by_test_id("send")).to_be_visible(timeout=60_000)
+    return page
+
+
+async def test_the_admin_console_changes_a_role_and_makes_and_revokes_a_token(
+    sso_product: ProductProcess, browser: Browser
+) -> None:
+    carol = await _signed_in(browser, sso_product, "carol")
+    await expect(carol.get_by_role("link", name="Tokens")).to_be_visible()
+    alice = await _signed_in(browser, sso_product, "alice", viewport={"width": 1400, "height": 900})
+
+    await alice.get_by_role("link", name="Admin").click()
+    await expect(alice.get_by_role("heading", name="Admin")).to_be_visible()
+    users = alice.get_by_test_id("users")
+    await expect(users).to_contain_text("alice@example.com")
+    await expect(users).to_contain_text("carol@example.com")
+    await alice.get_by_role("combobox", name="Role of carol@example.com").click()
+    await alice.get_by_role("option", name="reviewer").click()
+    await expect(alice.get_by_role("combobox", name="Role of carol@example.com")).to_have_text(
+        "reviewer"
+    )
+
+    await alice.get_by_label("Token name").fill("eval notebook")
+    await alice.get_by_test_id("create-token").click()
+    token = (await alice.get_by_test_id("new-token").inner_text()).strip()
+    assert token.startswith("arena_")
+    tokens = alice.get_by_test_id("tokens")
+    await expect(tokens).to_contain_text("eval notebook")
+    await expect(tokens).to_contain_text(token[:10])
+    audit = alice.get_by_test_id("audit")
+    role_change = audit.get_by_role("row").filter(has_text="user role")
+    await expect(role_change).to_contain_text("role: voter → role: reviewer")
+    await expect(role_change).to_contain_text("carol@example.com")  # the target, not its id
+    await expect(audit).to_contain_text("token create")
+    await screenshot(alice, "admin-console")
+
+    async with httpx.AsyncClient(base_url=sso_product.url, timeout=30) as client:
+        used = await client.get(
+            "/api/arena/leaderboard", headers={"authorization": f"Bearer {token}"}
+        )
+        assert used.status_code == 200
+        await alice.get_by_role("button", name="Revoke eval notebook").click()
+        await expect(tokens).to_contain_text("revoked")
+        refused = await client.get(
+            "/api/arena/leaderboard", headers={"authorization": f"Bearer {token}"}
+        )
+    assert refused.status_code == 401
+
+    await carol.goto(sso_product.url + "/admin")
+    await expect(carol.get_by_role("heading", name="API tokens", exact=True)).to_be_visible()
+    await expect(carol.get_by_test_id("users")).to_have_count(0)
+    await expect(carol.get_by_test_id("audit")).to_have_count(0)
+    await expect(carol.get_by_text("admin", exact=True)).to_have_count(0)  # no admin scope offered
+
+    phone = await _signed_in(
+        browser, sso_product, "alice", viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    await phone.goto(sso_product.url + "/admin")
+    await expect(phone.get_by_test_id("audit")).to_contain_text("token revoke")
+    await screenshot(phone, "admin-console-phone")
+    for page in (alice, carol, phone):
+        await page.context.close()

@@ -26,7 +26,34 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["BrowserSession", "SessionSigner", "derive_session_key", "passphrase_matches"]
+__all__ = [
+    "SESSION_COOKIE",
+    "BrowserSession",
+    "SessionSigner",
+    "cookie_values",
+    "derive_session_key",
+    "passphrase_matches",
+]
+
+#: The cookie that carries a session.
+SESSION_COOKIE = "arena_session"
+
+
+def cookie_values(header: bytes) -> dict[str, str]:
+    """A ``Cookie`` header's cookies by name (RFC 6265 ``name=value; name=value``; the first of
+    a repeated name wins, a quoted value is unquoted). Not ``http.cookies``: it took 12 µs a
+    request, ten times this."""
+    cookies: dict[str, str] = {}
+    for pair in header.decode("latin-1").split(";"):
+        name, sep, value = pair.partition("=")
+        name = name.strip()
+        if sep and name and name not in cookies:
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            cookies[name] = value
+    return cookies
+
 
 _VERSION, _USER_VERSION = "v1", "v2"
 _ROLES = frozenset({"admin", "reviewer", "voter"})

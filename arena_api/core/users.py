@@ -144,3 +144,5 @@ class AuditRecord:
     id: int
     at: datetime
     entry: AuditEntry
+    #: The target as people read it (a user's email, a token's name), while it exists.
+    target_label: str | None = None

@@ -83,9 +83,13 @@ UPDATE user_tokens SET revoked_at = now()
 RETURNING id
 """
 _AUDIT_PAGE = """
-SELECT id, at, actor_id, actor, action, target, before, after FROM audit_log
- WHERE $2::bigint IS NULL OR id < $2
- ORDER BY id DESC LIMIT $1
+SELECT a.id, a.at, a.actor_id, a.actor, a.action, a.target, a.before, a.after,
+       coalesce(u.email, u.name, t.name) AS target_label
+  FROM audit_log a
+  LEFT JOIN users u ON a.target LIKE 'user:%' AND u.id::text = substr(a.target, 6)
+  LEFT JOIN user_tokens t ON a.target LIKE 'token:%' AND t.id::text = substr(a.target, 7)
+ WHERE $2::bigint IS NULL OR a.id < $2
+ ORDER BY a.id DESC LIMIT $1
 """
 
 
@@ -289,6 +293,7 @@ class PostgresUsers:
                     _loads(r["before"]),
                     _loads(r["after"]),
                 ),
+                r["target_label"],
             )
             for r in rows
         ]

@@ -170,7 +170,10 @@ class AuditEntryView(_Camel):
     action: str = Field(
         description="sign_in, sign_in_refused, sign_out, user_role, token_create, token_revoke"
     )
-    target: str | None
+    target: str | None = Field(description="user:<id> or token:<id>.")
+    target_label: str | None = Field(
+        description="The target as people read it (an email, a token's name), while it exists."
+    )
     before: dict[str, Any] | None
     after: dict[str, Any] | None
 

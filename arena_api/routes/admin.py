@@ -95,6 +95,7 @@ def _audit(record: AuditRecord) -> dict[str, Any]:
         "actorId": entry.actor_id,
         "action": entry.action,
         "target": entry.target,
+        "targetLabel": record.target_label,
         "before": entry.before,
         "after": entry.after,
     }

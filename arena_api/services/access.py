@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from arena_api.core.errors import ArenaError
 from arena_api.core.ratelimit import Limit, Limiter, RateLimiter, refusal_message
 from arena_api.core.sessions import (
+    SESSION_COOKIE,
     BrowserSession,
     SessionSigner,
+    cookie_values,
     derive_session_key,
     passphrase_matches,
 )
@@ -106,6 +108,10 @@ class AccessService:
         """A session for ``user``, carrying their id and role."""
         session, cookie = self._signer.issue(user.id, user.role)
         return SignedIn(session, cookie, self._signer.csrf_token(session))
+
+    def session_of(self, cookie_header: str) -> BrowserSession | None:
+        """The live session a whole ``Cookie`` header carries (a socket's, say)."""
+        return self.session(cookie_values(cookie_header.encode("latin-1")).get(SESSION_COOKIE))
 
     def session(self, cookie: str | None) -> BrowserSession | None:
         """The live session ``cookie`` carries, if it carries one."""

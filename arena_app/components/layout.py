@@ -10,7 +10,7 @@ from arena_app.state.access import AccessState
 from arena_app.state.frame import FrameState
 
 
-def _nav_link(label: str, href: str) -> rx.Component:
+def _nav_link(label: str | rx.Var, href: str) -> rx.Component:
     return rx.link(label, href=href, size="3", weight="medium", underline="none")
 
 
@@ -54,6 +54,10 @@ def layout(*children: rx.Component) -> rx.Component:
             _nav_link("Arena", routes.ARENA),
             _nav_link("Insights", routes.INSIGHTS),
             _nav_link("Suites", routes.SUITES),
+            rx.cond(
+                AccessState.role != "",
+                _nav_link(rx.cond(AccessState.role == "admin", "Admin", "Tokens"), routes.ADMIN),
+            ),
             rx.spacer(),
             rx.cond(
                 AccessState.private,

@@ -1,4 +1,5 @@
-"""Whether the arena is private (``ARENA_PASSPHRASE``): the frame then offers to sign out."""
+"""Whether the arena is private (``ARENA_PASSPHRASE``, sign-in): the frame then offers to sign
+out, and, to a signed-in user, the admin console (an admin) or their API tokens."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from arena_app.backend import services
 
 class AccessState(rx.State):
     private: bool = False
+    #: The signed-in user's role now (``""``: none, or a passphrase session).
+    role: str = ""
 
     @rx.event
-    def check(self) -> None:
-        self.private = services().access.enabled
+    async def check(self) -> None:
+        access, users = services().access, services().users
+        self.private = access.enabled
+        session = access.session_of(self.router.headers.cookie) if self.private else None
+        role = None
+        if session is not None and session.user_id is not None and users is not None:
+            role = await users.current_role(session.user_id)
+        self.role = role or ""

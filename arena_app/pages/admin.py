@@ -1,0 +1,244 @@
+"""``/admin``: users and roles, API tokens and the audit log for admins; anyone signed in
+manages their own API tokens here."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from arena_api.core.users import ROLES, SCOPES
+from arena_app.components.layout import layout
+from arena_app.state.admin import AdminState
+
+
+def _table(
+    columns: tuple[tuple[str, str], ...],
+    rows: rx.Var,
+    testid: str,
+    action: tuple[str, object] | None = None,
+) -> rx.Component:
+    """A table that scrolls sideways inside its card on a narrow screen; ``action`` a second
+    column's header and a function of the row giving its cell (second, so a phone shows it
+    beside the row's name without scrolling)."""
+    labels = [label for _, label in columns]
+    headers = labels[:1] + ([action[0]] if action else []) + labels[1:]
+    return rx.box(
+        rx.table.root(
+            rx.table.header(rx.table.row(*(rx.table.column_header_cell(h) for h in headers))),
+            rx.table.body(
+                rx.foreach(
+                    rows,
+                    lambda row: rx.table.row(
+                        rx.table.cell(row[columns[0][0]], white_space="nowrap"),
+                        *([rx.table.cell(action[1](row))] if action else []),  # type: ignore[operator]
+                        *(rx.table.cell(row[key], white_space="nowrap") for key, _ in columns[1:]),
+                    ),
+                )
+            ),
+            size="1",
+            width="100%",
+            data_testid=testid,
+        ),
+        overflow_x="auto",
+        width="100%",
+    )
+
+
+def _role_picker(row: rx.Var) -> rx.Component:
+    return rx.select.root(
+        rx.select.trigger(aria_label="Role of " + row["email"]),
+        rx.select.content(*(rx.select.item(role, value=role) for role in ROLES)),
+        value=row["role"],
+        on_change=lambda role: AdminState.set_role(row["id"], role),
+        size="1",
+    )
+
+
+def _users() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Users", size="3"),
+            rx.text(
+                "Everyone who signed in. A role taken away applies at once, even to open "
+                "sessions; the arena always keeps one admin.",
+                size="2",
+                color_scheme="gray",
+            ),
+            _table(
+                (
+                    ("email", "Email"),
+                    ("name", "Name"),
+                    ("first", "First seen"),
+                    ("last", "Last seen"),
+                ),
+                AdminState.users,
+                "users",
+                ("Role", _role_picker),
+            ),
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def _revoke(row: rx.Var) -> rx.Component:
+    return rx.cond(
+        row["state"] == "live",
+        rx.button(
+            "Revoke",
+            on_click=AdminState.revoke(row["id"]),
+            size="1",
+            color_scheme="red",
+            variant="soft",
+            aria_label="Revoke " + row["name"],
+        ),
+        rx.text(row["state"], size="1", color_scheme="gray"),
+    )
+
+
+def _new_token() -> rx.Component:
+    s = AdminState
+    return rx.vstack(
+        rx.hstack(
+            rx.input(
+                placeholder="What it is for (e.g. eval notebook)",
+                value=s.new_token_name,
+                on_change=s.set_new_token_name,
+                aria_label="Token name",
+                max_length=100,
+                width=rx.breakpoints(initial="100%", sm="22em"),
+            ),
+            *(
+                rx.cond(
+                    (scope != "admin") | s.is_admin,
+                    rx.checkbox(
+                        scope,
+                        checked=s.new_token_scopes.contains(scope),
+                        on_change=lambda on, scope=scope: s.toggle_scope(scope, on),
+                    ),
+                )
+                for scope in SCOPES
+            ),
+            rx.button(
+                rx.icon("key-round", size=14),
+                "Create token",
+                on_click=s.create_token,
+                disabled=s.new_token_name.strip() == "",
+                data_testid="create-token",
+            ),
+            align="center",
+            spacing="3",
+            wrap="wrap",
+        ),
+        rx.cond(
+            s.created_token != "",
+            rx.callout(
+                rx.vstack(
+                    rx.text("Copy it now: it is not shown again.", weight="bold"),
+                    rx.hstack(
+                        rx.code(s.created_token, data_testid="new-token", word_break="break-all"),
+                        rx.icon_button(
+                            rx.icon("copy", size=14),
+                            on_click=rx.set_clipboard(s.created_token),
+                            size="1",
+                            variant="soft",
+                            aria_label="Copy the token",
+                        ),
+                        align="center",
+                    ),
+                    spacing="1",
+                ),
+                icon="key-round",
+                color_scheme="green",
+                width="100%",
+            ),
+        ),
+        width="100%",
+    )
+
+
+def _tokens() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading(rx.cond(AdminState.is_admin, "API tokens", "Your API tokens"), size="3"),
+            rx.text(
+                "For scripts and notebooks: send one as Authorization: Bearer. read: look; "
+                "vote: play and vote too; admin: the admin routes. Only a hash is kept.",
+                size="2",
+                color_scheme="gray",
+            ),
+            _new_token(),
+            rx.cond(
+                AdminState.tokens.length() > 0,
+                _table(
+                    (
+                        ("name", "Name"),
+                        ("owner", "Owner"),
+                        ("hint", "Starts"),
+                        ("scopes", "Scopes"),
+                        ("created", "Created"),
+                        ("used", "Last used"),
+                    ),
+                    AdminState.tokens,
+                    "tokens",
+                    ("", _revoke),
+                ),
+                rx.text("No tokens yet.", size="2", color_scheme="gray"),
+            ),
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def _audit() -> rx.Component:
+    return rx.card(
+        rx.vstack(
+            rx.heading("Audit log", size="3"),
+            _table(
+                (
+                    ("at", "When"),
+                    ("action", "What"),
+                    ("actor", "Who"),
+                    ("target", "To"),
+                    ("change", "Change"),
+                ),
+                AdminState.audit,
+                "audit",
+            ),
+            rx.cond(
+                AdminState.audit_before != "",
+                rx.button("Older", on_click=AdminState.older, variant="soft", size="1"),
+            ),
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def admin_page() -> rx.Component:
+    return layout(
+        rx.vstack(
+            rx.heading(rx.cond(AdminState.is_admin, "Admin", "API tokens"), size="6"),
+            rx.cond(
+                AdminState.notice != "",
+                rx.callout(AdminState.notice, color_scheme="red", role="alert", width="100%"),
+            ),
+            rx.cond(
+                AdminState.role == "",
+                rx.callout(
+                    "Sign in with your organisation's account to manage API tokens.",
+                    icon="info",
+                    width="100%",
+                ),
+                rx.vstack(
+                    rx.cond(AdminState.is_admin, _users()),
+                    _tokens(),
+                    rx.cond(AdminState.is_admin, _audit()),
+                    spacing="4",
+                    width="100%",
+                ),
+            ),
+            spacing="4",
+            width="100%",
+        )
+    )

@@ -1,0 +1,195 @@
+"""The admin console's data: users and roles, API tokens, the audit log.
+
+Who is looking is read on the server from the event socket's own session cookie (never from
+anything the page sends), and the role they hold now decides: an admin sees and changes
+everything, anyone else signed in manages their own tokens only. Every change goes through the
+same service as ``/api/admin/*`` (``services.users``), audited there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from arena_api.core.errors import ArenaError
+from arena_api.core.users import SCOPES, AuditRecord, Grant, TokenInfo, User
+from arena_app.backend import services
+
+_PAGE = 100
+
+
+def _when(value: Any) -> str:
+    return "—" if value is None else value.strftime("%Y-%m-%d %H:%M")
+
+
+def _token_row(token: TokenInfo) -> dict[str, str]:
+    return {
+        "id": token.id,
+        "owner": token.owner,
+        "name": token.name,
+        "hint": token.hint + "…",
+        "scopes": ", ".join(token.scopes),
+        "created": _when(token.created_at),
+        "used": _when(token.last_used_at),
+        "state": "revoked " + _when(token.revoked_at) if token.revoked_at else "live",
+    }
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def _change(value: Any) -> str:
+    if not value:
+        return ""
+    return ", ".join(f"{k}: {_shown(v)}" for k, v in value.items())
+
+
+def _audit_row(record: AuditRecord) -> dict[str, str]:
+    entry = record.entry
+    before, after = _change(entry.before), _change(entry.after)
+    return {
+        "id": str(record.id),
+        "at": record.at.strftime("%Y-%m-%d %H:%M:%S"),
+        "actor": entry.actor,
+        "action": entry.action.replace("_", " "),
+        "target": record.target_label or entry.target or "",
+        "change": " → ".join(part for part in (before, after) if part),
+    }
+
+
+class AdminState(rx.State):
+    #: ``admin``, ``reviewer``, ``voter``, or ``""`` when no user is signed in.
+    role: str = ""
+    me: str = ""
+    users: list[dict[str, str]] = []
+    tokens: list[dict[str, str]] = []
+    audit: list[dict[str, str]] = []
+    audit_before: str = ""  # the next, older page's cursor ("" on the last page)
+    new_token_name: str = ""
+    new_token_scopes: list[str] = ["read", "vote"]
+    created_token: str = ""  # shown once, until the page is left
+    notice: str = ""
+    _user_id: str = ""
+
+    @rx.var
+    def is_admin(self) -> bool:
+        return self.role == "admin"
+
+    async def _viewer(self) -> tuple[User, Grant] | None:
+        """The signed-in user of this socket, as the server's session cookie says."""
+        access, users = services().access, services().users
+        session = access.session_of(self.router.headers.cookie)
+        if session is None or session.user_id is None or users is None:
+            return None
+        role = await users.current_role(session.user_id)
+        if role is None:
+            return None
+        grant = Grant(session.user_id, role)
+        _, user = await users.actor(grant)
+        return (user, grant) if user is not None else None
+
+    @rx.event
+    async def load(self) -> None:
+        self.notice, self.created_token = "", ""
+        viewer = await self._viewer()
+        if viewer is None:
+            self.role, self.me, self._user_id = "", "", ""
+            return
+        user, _ = viewer
+        self.role, self.me, self._user_id = user.role, user.label, user.id
+        await self._refresh()
+
+    async def _refresh(self) -> None:
+        users = services().users
+        assert users is not None
+        admin = self.role == "admin"
+        tokens = await users.tokens(None if admin else self._user_id)
+        self.tokens = [_token_row(t) for t in tokens]
+        if admin:
+            self.users = [
+                {
+                    "id": m.user.id,
+                    "email": m.user.email or "—",
+                    "name": m.user.name or "—",
+                    "role": m.user.role,
+                    "first": _when(m.first_seen_at),
+                    "last": _when(m.last_seen_at),
+                    "me": "yes" if m.user.id == self._user_id else "",
+                }
+                for m in await users.members()
+            ]
+            await self._audit(None)
+
+    async def _audit(self, before: int | None) -> None:
+        users = services().users
+        assert users is not None
+        records = await users.audit(_PAGE, before)
+        rows = [_audit_row(r) for r in records]
+        self.audit = rows if before is None else [*self.audit, *rows]
+        self.audit_before = str(records[-1].id) if len(records) == _PAGE else ""
+
+    @rx.event
+    async def older(self) -> None:
+        if self.role == "admin" and self.audit_before:
+            await self._audit(int(self.audit_before))
+
+    @rx.event
+    async def set_role(self, user_id: str, role: str) -> None:
+        self.notice = ""
+        viewer = await self._viewer()
+        if viewer is None or viewer[0].role != "admin":
+            self.notice = "Only an admin may change roles."
+            return
+        try:
+            await services().users.set_role(user_id, role, viewer[0].actor)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.notice = exc.message
+        await self._refresh()
+
+    @rx.event
+    def set_new_token_name(self, value: str) -> None:
+        self.new_token_name = value
+
+    @rx.event
+    def toggle_scope(self, scope: str, on: bool) -> None:
+        chosen = (
+            set(self.new_token_scopes) | {scope} if on else set(self.new_token_scopes) - {scope}
+        )
+        self.new_token_scopes = [s for s in SCOPES if s in chosen]
+
+    @rx.event
+    async def create_token(self) -> None:
+        self.notice, self.created_token = "", ""
+        viewer = await self._viewer()
+        if viewer is None:
+            self.notice = "Sign in first."
+            return
+        try:
+            _, value = await services().users.create_token(  # type: ignore[union-attr]
+                viewer[0], self.new_token_name, self.new_token_scopes
+            )
+        except ArenaError as exc:
+            self.notice = exc.message
+            return
+        self.created_token, self.new_token_name = value, ""
+        await self._refresh()
+
+    @rx.event
+    async def revoke(self, token_id: str) -> None:
+        self.notice = ""
+        viewer = await self._viewer()
+        if viewer is None:
+            return
+        user = viewer[0]
+        owner = None if user.role == "admin" else user.id
+        try:
+            await services().users.revoke_token(token_id, user.actor, owner)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.notice = exc.message
+        await self._refresh()
