@@ -320,6 +320,20 @@ async def test_the_admin_console_changes_a_role_and_makes_and_revokes_a_token(
         "reviewer"
     )
 
+    await alice.get_by_label("Display name").fill("Mock Echo")
+    await alice.get_by_role("combobox", name="Provider", exact=True).click()
+    await alice.get_by_role("option", name="mock").click()
+    await alice.get_by_label("Provider's model id").fill("mock-echo")
+    await alice.get_by_label("$ in / M tokens").fill("0.25")
+    await alice.get_by_label("$ out / M tokens").fill("1")
+    await alice.get_by_test_id("add-model").click()
+    echo = alice.get_by_test_id("models").get_by_role("row").filter(has_text="Mock Echo")
+    await expect(echo).to_contain_text("mock:mock-echo")
+    await expect(echo).to_contain_text("console")
+    await expect(echo).to_contain_text("$0.25 / $1")
+    await alice.get_by_role("button", name="Test Mock Echo").click()
+    await expect(alice.get_by_test_id("probe")).to_contain_text("Mock Echo: OK: first token in")
+
     await alice.get_by_label("Token name").fill("eval notebook")
     await alice.get_by_test_id("create-token").click()
     token = (await alice.get_by_test_id("new-token").inner_text()).strip()
@@ -332,6 +346,7 @@ async def test_the_admin_console_changes_a_role_and_makes_and_revokes_a_token(
     await expect(role_change).to_contain_text("role: voter → role: reviewer")
     await expect(role_change).to_contain_text("carol@example.com")  # the target, not its id
     await expect(audit).to_contain_text("token create")
+    await expect(audit.get_by_role("row").filter(has_text="model add")).to_contain_text("Mock Echo")
     await screenshot(alice, "admin-console")
 
     async with httpx.AsyncClient(base_url=sso_product.url, timeout=30) as client:

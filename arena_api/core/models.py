@@ -10,7 +10,17 @@ from typing import Literal
 from arena_api.core.errors import ModelNotMatched
 from arena_api.core.lifecycle import ModelStatus
 
-__all__ = ["ChatMessage", "ModelEntry", "ModelWithStatus", "Prices", "Role", "Slot", "SLOTS"]
+__all__ = [
+    "ChatMessage",
+    "ModelEntry",
+    "ModelSource",
+    "ModelWithStatus",
+    "Prices",
+    "Role",
+    "RosterItem",
+    "Slot",
+    "SLOTS",
+]
 
 Slot = Literal["A", "B"]
 SLOTS: tuple[Slot, Slot] = ("A", "B")
@@ -46,6 +56,19 @@ class ModelWithStatus:
     def not_matched(self, field: str = "models") -> ModelNotMatched:
         """The error for a request that named this (paused or archived) model."""
         return ModelNotMatched(self.model.display_name, self.model.id, self.status, field=field)
+
+
+#: Where a model came from: the roster file, the admin console, an import.
+ModelSource = Literal["file", "console", "import"]
+
+
+@dataclass(frozen=True)
+class RosterItem:
+    """A model as the admin console lists it: its status and where it came from."""
+
+    model: ModelEntry
+    status: ModelStatus
+    source: ModelSource
 
 
 @dataclass(frozen=True)

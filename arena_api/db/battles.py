@@ -46,8 +46,8 @@ SELECT id, display_name, provider, provider_model_id, status FROM models
 """
 
 _CREATE_MODELS = """
-INSERT INTO models (id, display_name, provider, provider_model_id, status)
-SELECT unnest($1::uuid[]), unnest($2::text[]), 'imported', unnest($2::text[]), $3
+INSERT INTO models (id, display_name, provider, provider_model_id, status, source)
+SELECT unnest($1::uuid[]), unnest($2::text[]), 'imported', unnest($2::text[]), $3, 'import'
 ON CONFLICT (provider, provider_model_id) DO NOTHING
 """
 

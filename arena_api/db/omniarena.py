@@ -207,7 +207,7 @@ class PostgresSeedImport:
                         continue
                     row = await conn.fetchrow(
                         "INSERT INTO models (id, display_name, provider, provider_model_id,"
-                        " status) VALUES ($1, $2, $3, $4, $5)"
+                        " status, source) VALUES ($1, $2, $3, $4, $5, 'import')"
                         " RETURNING id, display_name, provider, provider_model_id",
                         new_id(),
                         model.display_name,

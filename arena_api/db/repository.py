@@ -97,13 +97,17 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
       whatever it had before (so ``arena models set-status`` lasts until the next start only for
       a model the file lists);
     - a model the file does not list is archived, never deleted, so its history stays;
-    - a model known only from an import (provider ``imported``) is left as it is.
+    - a model added in the admin console (``source = 'console'``) or known only from an import
+      (provider ``imported``) is left as it is; the file takes over a console model it lists.
     """
     async with engine.begin() as conn:
-        existing = {
-            (row.provider, row.provider_model_id)
-            for row in await conn.execute(select(models.c.provider, models.c.provider_model_id))
-        }
+        rows_now = (
+            await conn.execute(
+                select(models.c.provider, models.c.provider_model_id, models.c.source)
+            )
+        ).all()
+        existing = {(row.provider, row.provider_model_id) for row in rows_now}
+        kept = {(r.provider, r.provider_model_id) for r in rows_now if r.source != "file"}
         rows = [
             {
                 "id": new_id(),
@@ -113,6 +117,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 "status": m.status,
                 "input_price_per_mtok": None if m.price is None else m.price.input,
                 "output_price_per_mtok": None if m.price is None else m.price.output,
+                "source": "file",
             }
             for m in roster.models
         ]
@@ -127,6 +132,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                         "status",
                         "input_price_per_mtok",
                         "output_price_per_mtok",
+                        "source",
                     )
                 },
             )
@@ -134,7 +140,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
         listed = {(m.provider, m.provider_model_id) for m in roster.models}
         archived = 0
         for provider, provider_model_id in existing - listed:
-            if provider == IMPORTED_PROVIDER:
+            if provider == IMPORTED_PROVIDER or (provider, provider_model_id) in kept:
                 continue
             result = await conn.execute(
                 update(models)

@@ -111,7 +111,12 @@ models = Table(
     #: import). ``enabled`` is that rule, computed (migration 0018).
     Column("status", Text, nullable=False, server_default=text("'active'")),
     Column("enabled", Boolean, Computed("status = 'active'", persisted=True)),
+    #: Where the model came from: the roster ``file`` (seeded at every start, archived when the
+    #: file drops it), the admin ``console`` (kept as it is by a seed), an ``import``
+    #: (migration 0022).
+    Column("source", Text, nullable=False, server_default=text("'file'")),
     UniqueConstraint("provider", "provider_model_id"),
+    CheckConstraint("source IN ('file', 'console', 'import')", name="source"),
     CheckConstraint(f"status IN ({sql_labels(MODEL_STATUSES)})", name="status"),
     CheckConstraint(
         "(input_price_per_mtok IS NULL) = (output_price_per_mtok IS NULL)", name="prices_paired"

@@ -27,7 +27,7 @@ from arena_api.core.users import (
 )
 from arena_api.db.outages import raises_unavailable
 
-__all__ = ["PostgresUsers"]
+__all__ = ["PostgresUsers", "write_audit"]
 
 _SIGN_IN = """
 INSERT INTO users AS u (issuer, subject, email, name, role)
@@ -84,10 +84,11 @@ RETURNING id
 """
 _AUDIT_PAGE = """
 SELECT a.id, a.at, a.actor_id, a.actor, a.action, a.target, a.before, a.after,
-       coalesce(u.email, u.name, t.name) AS target_label
+       coalesce(u.email, u.name, t.name, m.display_name) AS target_label
   FROM audit_log a
   LEFT JOIN users u ON a.target LIKE 'user:%' AND u.id::text = substr(a.target, 6)
   LEFT JOIN user_tokens t ON a.target LIKE 'token:%' AND t.id::text = substr(a.target, 7)
+  LEFT JOIN models m ON a.target LIKE 'model:%' AND m.id::text = substr(a.target, 7)
  WHERE $2::bigint IS NULL OR a.id < $2
  ORDER BY a.id DESC LIMIT $1
 """
@@ -124,7 +125,8 @@ def _json(value: Mapping[str, Any] | None) -> str | None:
     return None if value is None else json.dumps(value, default=str)
 
 
-async def _audit(conn: asyncpg.Connection, entry: AuditEntry) -> None:
+async def write_audit(conn: asyncpg.Connection, entry: AuditEntry) -> None:
+    """One audit row, in the caller's transaction."""
     await conn.execute(
         _AUDIT,
         entry.actor_id,
@@ -148,7 +150,7 @@ class PostgresUsers:
             row = await conn.fetchrow(_SIGN_IN, issuer, subject, email, name, role)
             user = User(str(row["id"]), row["email"], row["name"], row["role"])
             changed = not row["created"] and row["role_before"] != user.role
-            await _audit(
+            await write_audit(
                 conn,
                 AuditEntry(
                     actor_id=user.id,
@@ -171,7 +173,7 @@ class PostgresUsers:
 
     async def audit(self, entry: AuditEntry) -> None:
         async with self._pool.acquire() as conn:
-            await _audit(conn, entry)
+            await write_audit(conn, entry)
 
     async def members(self) -> list[Member]:
         async with self._pool.acquire() as conn:
@@ -202,7 +204,7 @@ class PostgresUsers:
             if row is None:
                 return None
             user = User(str(row["id"]), row["email"], row["name"], row["role"])
-            await _audit(
+            await write_audit(
                 conn,
                 AuditEntry(
                     actor.id,
@@ -231,7 +233,7 @@ class PostgresUsers:
             token_id = await conn.fetchval(
                 _CREATE_TOKEN, uuid.UUID(owner.id), name, token_hash, hint, list(scopes)
             )
-            await _audit(
+            await write_audit(
                 conn,
                 AuditEntry(
                     owner.id,
@@ -266,7 +268,7 @@ class PostgresUsers:
                 return None
             row = await conn.fetchrow(_TOKEN_COLUMNS + " WHERE t.id = $1", key)
             token = _token(row)
-            await _audit(
+            await write_audit(
                 conn,
                 AuditEntry(
                     actor.id,

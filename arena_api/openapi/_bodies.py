@@ -26,7 +26,13 @@ from arena_api.core.events import MatchupStarted
 from arena_api.core.models import Slot
 
 __all__ = [
+    "AddModelRequest",
     "AuditPage",
+    "EditModelRequest",
+    "ModelAdded",
+    "ModelEdited",
+    "ModelProbe",
+    "RosterList",
     "ChatCompletionChunk",
     "CreateTokenRequest",
     "CreatedToken",
@@ -162,13 +168,71 @@ class CreatedToken(_Camel):
     info: TokenView
 
 
+ModelStatusName = Literal["active", "paused", "archived"]
+
+
+class RosterModelView(_Camel):
+    id: str
+    display_name: str
+    provider: str
+    provider_model_id: str
+    status: ModelStatusName
+    source: Literal["file", "console", "import"] = Field(
+        description="file: the roster file seeds it at every start; console: added here, kept "
+        "by a seed; import: known from imported votes."
+    )
+    prices: list[float] | None = Field(description="[input, output] US dollars per million tokens.")
+
+
+class RosterList(_Camel):
+    models: list[RosterModelView]
+    providers: list[str] = Field(description="The providers this server has configured.")
+
+
+class AddModelRequest(_Camel):
+    display_name: str = Field(min_length=1, max_length=100)
+    provider: str = Field(min_length=1, max_length=40)
+    provider_model_id: str = Field(min_length=1, max_length=200)
+    prices: list[float] | SkipJsonSchema[None] = Field(
+        default=None, min_length=2, max_length=2, description="[input, output], 0 or more."
+    )
+    status: ModelStatusName = "active"
+
+
+class EditModelRequest(_Camel):
+    display_name: str | SkipJsonSchema[None] = Field(default=None, min_length=1, max_length=100)
+    prices: list[float] | None = Field(
+        default=None, min_length=2, max_length=2, description="null clears them."
+    )
+    status: ModelStatusName | SkipJsonSchema[None] = None
+
+
+class ModelAdded(_Camel):
+    model: RosterModelView
+
+
+class ModelEdited(_Camel):
+    model: RosterModelView
+    before: RosterModelView
+
+
+class ModelProbe(_Camel):
+    ok: bool
+    first_token_ms: int | None
+    total_ms: int
+    text: str = Field(description="The first tokens (up to 200 characters).")
+    error_code: str | None = Field(description="A slot error's code: provider_timeout, ...")
+    error: str | None
+
+
 class AuditEntryView(_Camel):
     id: int
     at: str
     actor: str
     actor_id: str | None
     action: str = Field(
-        description="sign_in, sign_in_refused, sign_out, user_role, token_create, token_revoke"
+        description="sign_in, sign_in_refused, sign_out, user_role, token_create, "
+        "token_revoke, model_add, model_edit"
     )
     target: str | None = Field(description="user:<id> or token:<id>.")
     target_label: str | None = Field(

@@ -5,6 +5,9 @@ checks) and a user's own tokens at ``/api/me/tokens`` (a signed-in browser sessi
   ``last_admin`` rather than leave the arena without one).
 * ``GET /api/admin/tokens`` (everyone's), ``DELETE /api/admin/tokens/{id}``.
 * ``GET /api/admin/audit?limit=&before=``: newest first, ``before`` an entry's id to page on.
+* ``GET /api/admin/models`` (the roster, each model's status and source, and the providers this
+  server has), ``POST /api/admin/models``, ``PATCH /api/admin/models/{id}``,
+  ``POST /api/admin/models/{id}/test`` (a one-prompt probe: latency and the first tokens).
 * ``GET /api/me/tokens``, ``POST /api/me/tokens`` ``{"name", "scopes"}`` (201, the token shown
   this once), ``DELETE /api/me/tokens/{id}``.
 
@@ -20,9 +23,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import ArenaError, InvalidRequest
+from arena_api.core.models import RosterItem
 from arena_api.core.users import AuditRecord, Grant, Member, TokenInfo, User
 from arena_api.routes._access import CLIENT_KEY, GRANT_KEY
 from arena_api.routes._request import read_json, services_of
+from arena_api.services.roster import RosterAdmin
 from arena_api.services.users import UserAdmin
 
 __all__ = ["routes"]
@@ -36,6 +41,28 @@ def _users(request: Request) -> UserAdmin:
     if users is None:  # pragma: no cover - bootstrap always builds it
         raise ArenaError("Users are not available", status=503, code="starting")
     return users
+
+
+def _roster(request: Request) -> RosterAdmin:
+    roster = services_of(request).roster
+    if roster is None:  # pragma: no cover - bootstrap always builds it
+        raise ArenaError("The roster is not available", status=503, code="starting")
+    return roster
+
+
+def _model(item: RosterItem) -> dict[str, Any]:
+    model, prices = item.model, item.model.prices
+    return {
+        "id": str(model.id),
+        "displayName": model.display_name,
+        "provider": model.provider,
+        "providerModelId": model.provider_model_id,
+        "status": item.status,
+        "source": item.source,
+        "prices": None
+        if prices is None
+        else [float(prices.input_per_mtok), float(prices.output_per_mtok)],
+    }
 
 
 def _grant(request: Request) -> Grant:
@@ -157,6 +184,44 @@ async def audit_log(request: Request) -> JSONResponse:
     )
 
 
+async def list_models(request: Request) -> JSONResponse:
+    roster = _roster(request)
+    items = await roster.items()
+    return JSONResponse(
+        {"models": [_model(i) for i in items], "providers": roster.providers()},
+        headers=_NO_STORE,
+    )
+
+
+async def add_model(request: Request) -> JSONResponse:
+    body = await _body(request)
+    actor, _ = await _users(request).actor(_grant(request))
+    item = await _roster(request).add(body, actor)
+    return JSONResponse({"model": _model(item)}, status_code=201, headers=_NO_STORE)
+
+
+async def edit_model(request: Request) -> JSONResponse:
+    body = await _body(request)
+    actor, _ = await _users(request).actor(_grant(request))
+    before, after = await _roster(request).edit(request.path_params["model_id"], body, actor)
+    return JSONResponse({"model": _model(after), "before": _model(before)}, headers=_NO_STORE)
+
+
+async def test_model(request: Request) -> JSONResponse:
+    probe = await _roster(request).probe(request.path_params["model_id"])
+    return JSONResponse(
+        {
+            "ok": probe.ok,
+            "firstTokenMs": probe.first_token_ms,
+            "totalMs": probe.total_ms,
+            "text": probe.text,
+            "errorCode": probe.error_code,
+            "error": probe.error,
+        },
+        headers=_NO_STORE,
+    )
+
+
 async def my_tokens(request: Request) -> JSONResponse:
     user = await _session_user(request)
     tokens = await _users(request).tokens(user.id)
@@ -192,6 +257,12 @@ routes: list[BaseRoute] = [
         name="admin_revoke_token",
     ),
     Route("/api/admin/audit", audit_log, methods=["GET"], name="admin_audit"),
+    Route("/api/admin/models", list_models, methods=["GET"], name="admin_models"),
+    Route("/api/admin/models", add_model, methods=["POST"], name="admin_add_model"),
+    Route("/api/admin/models/{model_id}", edit_model, methods=["PATCH"], name="admin_edit_model"),
+    Route(
+        "/api/admin/models/{model_id}/test", test_model, methods=["POST"], name="admin_test_model"
+    ),
     Route("/api/me/tokens", my_tokens, methods=["GET"], name="my_tokens"),
     Route("/api/me/tokens", create_token, methods=["POST"], name="create_token"),
     Route("/api/me/tokens/{token_id}", revoke_my_token, methods=["DELETE"], name="revoke_my_token"),

@@ -25,6 +25,7 @@ from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
 from arena_api.services.openai_chat import OpenAiChatService
 from arena_api.services.reads import ReadService
+from arena_api.services.roster import RosterAdmin
 from arena_api.services.rounds import ArenaService
 from arena_api.services.suites import SuiteService
 from arena_api.services.users import UserAdmin
@@ -95,5 +96,7 @@ class Services:
     identity: IdentityService | None = None
     #: Users, roles, their API tokens and the audit log (the admin routes, the edge).
     users: UserAdmin | None = None
+    #: The roster as the admin console changes it.
+    roster: RosterAdmin | None = None
     version: str = field(default_factory=package_version)
     started_at: float = field(default_factory=time.time)

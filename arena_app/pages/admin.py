@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from arena_api.core.lifecycle import MODEL_STATUSES
 from arena_api.core.users import ROLES, SCOPES
 from arena_app.components.layout import layout
 from arena_app.state.admin import AdminState
@@ -73,6 +74,104 @@ def _users() -> rx.Component:
                 AdminState.users,
                 "users",
                 ("Role", _role_picker),
+            ),
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
+def _model_actions(row: rx.Var) -> rx.Component:
+    return rx.hstack(
+        rx.select.root(
+            rx.select.trigger(aria_label="Status of " + row["name"]),
+            rx.select.content(*(rx.select.item(s, value=s) for s in MODEL_STATUSES)),
+            value=row["status"],
+            on_change=lambda status: AdminState.set_status(row["id"], status),
+            size="1",
+        ),
+        rx.button(
+            rx.icon("plug-zap", size=14),
+            "Test",
+            on_click=AdminState.test_model(row["id"]),
+            loading=AdminState.probing == row["id"],
+            size="1",
+            variant="soft",
+            aria_label="Test " + row["name"],
+        ),
+        spacing="2",
+        align="center",
+    )
+
+
+def _model_field(field: str, label: str, width: str) -> rx.Component:
+    return rx.input(
+        placeholder=label,
+        aria_label=label,
+        value=AdminState.new_model.get(field, ""),
+        on_change=lambda value: AdminState.set_new_model(field, value),
+        width=rx.breakpoints(initial="100%", sm=width),
+    )
+
+
+def _models() -> rx.Component:
+    s = AdminState
+    return rx.card(
+        rx.vstack(
+            rx.heading("Models", size="3"),
+            rx.text(
+                "The roster file seeds its models at every start (and archives the ones it "
+                "drops); models added here stay until you change them. A paused or archived "
+                "model keeps its votes and is never matched.",
+                size="2",
+                color_scheme="gray",
+            ),
+            rx.hstack(
+                _model_field("name", "Display name", "12em"),
+                rx.select.root(
+                    rx.select.trigger(placeholder="Provider", aria_label="Provider"),
+                    rx.select.content(
+                        rx.foreach(s.providers, lambda p: rx.select.item(p, value=p))
+                    ),
+                    value=s.new_model.get("provider", ""),
+                    on_change=lambda value: s.set_new_model("provider", value),
+                ),
+                _model_field("model", "Provider's model id", "14em"),
+                _model_field("input", "$ in / M tokens", "9em"),
+                _model_field("output", "$ out / M tokens", "9em"),
+                rx.button(
+                    rx.icon("plus", size=14),
+                    "Add model",
+                    on_click=s.add_model,
+                    data_testid="add-model",
+                ),
+                spacing="2",
+                wrap="wrap",
+                align="center",
+            ),
+            _table(
+                (
+                    ("name", "Model"),
+                    ("endpoint", "Provider:model"),
+                    ("source", "From"),
+                    ("prices", "$ / M in / out"),
+                ),
+                s.models,
+                "models",
+                ("Status", _model_actions),
+            ),
+            rx.foreach(
+                s.models,
+                lambda row: rx.cond(
+                    s.probes.contains(row["id"]),
+                    rx.callout(
+                        row["name"] + ": " + s.probes[row["id"]],
+                        icon="plug-zap",
+                        size="1",
+                        width="100%",
+                        data_testid="probe",
+                    ),
+                ),
             ),
             width="100%",
         ),
@@ -231,6 +330,7 @@ def admin_page() -> rx.Component:
                     width="100%",
                 ),
                 rx.vstack(
+                    rx.cond(AdminState.is_admin, _models()),
                     rx.cond(AdminState.is_admin, _users()),
                     _tokens(),
                     rx.cond(AdminState.is_admin, _audit()),

@@ -13,6 +13,7 @@ from typing import Any
 import reflex as rx
 
 from arena_api.core.errors import ArenaError
+from arena_api.core.models import RosterItem
 from arena_api.core.users import SCOPES, AuditRecord, Grant, TokenInfo, User
 from arena_app.backend import services
 
@@ -33,6 +34,23 @@ def _token_row(token: TokenInfo) -> dict[str, str]:
         "created": _when(token.created_at),
         "used": _when(token.last_used_at),
         "state": "revoked " + _when(token.revoked_at) if token.revoked_at else "live",
+    }
+
+
+_SOURCES = {"file": "roster file", "console": "console", "import": "import"}
+
+
+def _model_row(item: RosterItem) -> dict[str, str]:
+    prices = item.model.prices
+    return {
+        "id": str(item.model.id),
+        "name": item.model.display_name,
+        "endpoint": f"{item.model.provider}:{item.model.provider_model_id}",
+        "status": item.status,
+        "source": _SOURCES[item.source],
+        "prices": "—"
+        if prices is None
+        else f"${prices.input_per_mtok.normalize():f} / ${prices.output_per_mtok.normalize():f}",
     }
 
 
@@ -75,6 +93,12 @@ class AdminState(rx.State):
     new_token_scopes: list[str] = ["read", "vote"]
     created_token: str = ""  # shown once, until the page is left
     notice: str = ""
+    models: list[dict[str, str]] = []
+    providers: list[str] = []
+    new_model: dict[str, str] = {}
+    #: The last connection test per model id: its first tokens and latency, or why it failed.
+    probes: dict[str, str] = {}
+    probing: str = ""  # the model id under test
     _user_id: str = ""
 
     @rx.var
@@ -112,6 +136,10 @@ class AdminState(rx.State):
         tokens = await users.tokens(None if admin else self._user_id)
         self.tokens = [_token_row(t) for t in tokens]
         if admin:
+            roster = services().roster
+            assert roster is not None
+            self.models = [_model_row(i) for i in await roster.items()]
+            self.providers = roster.providers()
             self.users = [
                 {
                     "id": m.user.id,
@@ -193,3 +221,69 @@ class AdminState(rx.State):
         except ArenaError as exc:
             self.notice = exc.message
         await self._refresh()
+
+    @rx.event
+    def set_new_model(self, field: str, value: str) -> None:
+        self.new_model = {**self.new_model, field: value}
+
+    async def _admin(self) -> User | None:
+        viewer = await self._viewer()
+        if viewer is None or viewer[0].role != "admin":
+            self.notice = "Only an admin may change the roster."
+            return None
+        return viewer[0]
+
+    @rx.event
+    async def add_model(self) -> None:
+        self.notice = ""
+        admin = await self._admin()
+        if admin is None:
+            return
+        form = self.new_model
+        fields: dict[str, Any] = {
+            "displayName": form.get("name", ""),
+            "provider": form.get("provider", ""),
+            "providerModelId": form.get("model", ""),
+        }
+        if form.get("input", "").strip() or form.get("output", "").strip():
+            fields["prices"] = [form.get("input", "").strip(), form.get("output", "").strip()]
+        try:
+            await services().roster.add(fields, admin.actor)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.notice = exc.message
+            return
+        self.new_model = {"provider": form.get("provider", "")}
+        await self._refresh()
+
+    @rx.event
+    async def set_status(self, model_id: str, status: str) -> None:
+        self.notice = ""
+        admin = await self._admin()
+        if admin is None:
+            return
+        try:
+            await services().roster.edit(model_id, {"status": status}, admin.actor)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.notice = exc.message
+        await self._refresh()
+
+    @rx.event
+    async def test_model(self, model_id: str) -> Any:
+        if await self._admin() is None:
+            return
+        self.probing = model_id
+        yield
+        try:
+            probe = await services().roster.probe(model_id)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.probes = {**self.probes, model_id: exc.message}
+        else:
+            if probe.ok:
+                said = (
+                    f"OK: first token in {probe.first_token_ms} ms, {probe.total_ms} ms in all: "
+                    f"\u201c{probe.text.strip()[:80]}\u201d"
+                )
+            else:
+                said = f"Failed ({probe.error_code}) after {probe.total_ms} ms: {probe.error}"
+            self.probes = {**self.probes, model_id: said}
+        self.probing = ""

@@ -17,10 +17,13 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.core.users import Role, User
-from arena_api.db.repository import create_pool
+from arena_api.db.repository import create_pool, seed_roster
 from arena_api.db.users import PostgresUsers
 from arena_api.routes._request import opened_services
-from tests.integration.arena_harness import Arena, serve_arena
+from tests.fakes._recording import Recorder
+from tests.fakes.openai_server import create_app
+from tests.integration.arena_harness import Arena, roster_of, serve_arena
+from tests.support import ServerThread, free_port
 
 SSO = {
     "ARENA_OIDC_ISSUER": "http://127.0.0.1:9",  # never reached: no one signs in through it here
@@ -255,3 +258,131 @@ async def test_an_open_arena_keeps_its_admin_routes_shut(
 
     assert refused.status_code == 403 and _code(refused) == "access_not_configured"
     assert board.status_code == 200
+
+
+@pytest.fixture
+async def vendor_arena(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Arena, Recorder]]:
+    """The arena with sign-in, its roster file two models of a fake OpenAI vendor."""
+    recorder = Recorder()
+    roster = roster_of(("Alpha", "openai", "alpha--ok"), ("Beta", "openai", "beta--ok"))
+    with ServerThread(create_app(recorder), free_port()) as vendor:
+        async with serve_arena(
+            db,
+            database_url,
+            tmp_path,
+            roster=roster,
+            ARENA_MOCK_PROVIDER="0",
+            OPENAI_BASE_URL=f"{vendor.url}/v1",
+            OPENAI_API_KEY="sk-test",
+            **SSO,
+        ) as arena:
+            yield arena, recorder
+
+
+async def test_an_admin_adds_tests_pauses_and_prices_a_model_and_the_seed_keeps_it(
+    vendor_arena: tuple[Arena, Recorder], user: UserMaker, db: AsyncEngine
+) -> None:
+    arena, recorder = vendor_arena
+    ada = await user("ada", "admin")
+    async with Person(arena, ada) as a:
+        listed = (await a.client.get("/api/admin/models")).json()
+        added = await a.client.post(
+            "/api/admin/models",
+            json={
+                "displayName": "Gamma",
+                "provider": "openai",
+                "providerModelId": "gamma--ok",
+                "prices": [0.5, 1.5],
+            },
+        )
+        gamma = added.json()["model"]
+        again = await a.client.post(
+            "/api/admin/models",
+            json={"displayName": "G2", "provider": "openai", "providerModelId": "gamma--ok"},
+        )
+        unknown_provider = await a.client.post(
+            "/api/admin/models",
+            json={"displayName": "X", "provider": "google", "providerModelId": "gemini"},
+        )
+        probe = (await a.client.post(f"/api/admin/models/{gamma['id']}/test")).json()
+        broken = await a.client.post(
+            "/api/admin/models",
+            json={
+                "displayName": "Down",
+                "provider": "openai",
+                "providerModelId": "down--unavailable",
+            },
+        )
+        failed = (
+            await a.client.post(f"/api/admin/models/{broken.json()['model']['id']}/test")
+        ).json()
+        paused = await a.client.patch(
+            f"/api/admin/models/{gamma['id']}", json={"status": "paused", "prices": None}
+        )
+        bad = [
+            await a.client.patch(f"/api/admin/models/{gamma['id']}", json={"status": "gone"}),
+            await a.client.patch(f"/api/admin/models/{gamma['id']}", json={"prices": [-1, 2]}),
+            await a.client.patch(f"/api/admin/models/{gamma['id']}", json={"prices": ["a", 2]}),
+            await a.client.patch(f"/api/admin/models/{gamma['id']}", json={"displayName": ""}),
+        ]
+        missing = await a.client.patch("/api/admin/models/not-a-model", json={"status": "paused"})
+        audit = (await a.client.get("/api/admin/audit")).json()["entries"]
+
+    assert [m["displayName"] for m in listed["models"]] == ["Alpha", "Beta"]
+    assert {m["source"] for m in listed["models"]} == {"file"}
+    assert "openai" in listed["providers"] and "google" not in listed["providers"]
+    assert added.status_code == 201
+    assert (gamma["source"], gamma["status"], gamma["prices"]) == ("console", "active", [0.5, 1.5])
+    assert again.status_code == 409 and _code(again) == "model_exists"
+    assert unknown_provider.status_code == 400
+    assert probe["ok"] is True and probe["text"] and probe["firstTokenMs"] is not None
+    asked = [r.json["model"] for r in recorder.requests]
+    # The vendor was asked as in a round (a 503 retried as a round retries it).
+    assert asked[0] == "gamma--ok" and set(asked[1:]) == {"down--unavailable"}
+    assert failed["ok"] is False and failed["errorCode"] == "provider_unavailable"
+    assert paused.status_code == 200
+    assert (paused.json()["model"]["status"], paused.json()["model"]["prices"]) == ("paused", None)
+    assert paused.json()["before"]["status"] == "active"
+    assert [r.status_code for r in bad] == [400] * 4
+    assert missing.status_code == 404
+    edits = [e for e in audit if e["action"] == "model_edit"]
+    assert edits[0]["targetLabel"] == "Gamma"
+    assert edits[0]["before"] == {"status": "active", "prices": ["0.500000", "1.500000"]}
+    assert edits[0]["after"] == {"status": "paused", "prices": None}
+    assert [e["action"] for e in audit].count("model_add") == 2
+
+    # The next start seeds the file again: its models, not the console's, are the file's.
+    await seed_roster(db, roster_of(("Alpha", "openai", "alpha--ok")))
+    rows = await arena.scalar(
+        "SELECT string_agg(display_name || '=' || status || '/' || source, ',' "
+        "ORDER BY display_name) FROM models"
+    )
+    assert rows == "Alpha=active/file,Beta=archived/file,Down=active/console,Gamma=paused/console"
+
+
+async def test_a_paused_console_model_is_never_matched_and_an_active_one_is(
+    vendor_arena: tuple[Arena, Recorder], user: UserMaker
+) -> None:
+    arena, _ = vendor_arena
+    ada = await user("ada", "admin")
+    async with Person(arena, ada) as a:
+        models = (await a.client.get("/api/admin/models")).json()["models"]
+        beta = next(m for m in models if m["displayName"] == "Beta")
+        await a.client.patch(f"/api/admin/models/{beta['id']}", json={"status": "paused"})
+        await a.client.post(
+            "/api/admin/models",
+            json={"displayName": "Gamma", "provider": "openai", "providerModelId": "gamma--ok"},
+        )
+        for _ in range(4):
+            response = await a.client.post(
+                "/api/arena/chat", json={"prompt": "hello", "sessionId": "s-1"}
+            )
+            assert response.status_code == 200
+        pairs = await arena.scalar(
+            "SELECT string_agg(DISTINCT m.display_name, ',' ORDER BY m.display_name) "
+            "FROM responses r JOIN models m ON m.id = r.model_id"
+        )
+
+    assert pairs == "Alpha,Gamma"
