@@ -260,7 +260,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
         providers = build_registry(settings, http)
         shared = await stack.enter_async_context(_shared_state(settings, secret, pool))
         repository = PostgresRepository(engine, pool)
-        votes = VoteRecorder(PostgresVotes(pool), metrics)
+        votes = VoteRecorder(PostgresVotes(pool), metrics, user_cap=settings.user_vote_cap)
         arena = build_arena(
             settings,
             repository,

@@ -537,6 +537,14 @@ SETTINGS: tuple[Setting, ...] = (
         attr="oidc_role_claim",
     ),
     _setting(
+        "ARENA_USER_VOTE_CAP",
+        "0",
+        "The most votes one signed-in person may cast in a day (rolling 24 hours); past it a "
+        "vote is 429 `user_vote_cap` with `Retry-After`. 0: no cap.",
+        _integer(0, 1_000_000),
+        attr="user_vote_cap",
+    ),
+    _setting(
         "ARENA_OIDC_ADMIN_VALUES",
         "",
         "Values of the role claim that make a user an `admin`.",
@@ -1076,6 +1084,7 @@ class Settings:
     oidc_allowed_domains: tuple[str, ...]
     oidc_role_claim: str | None
     oidc_admin_values: tuple[str, ...]
+    user_vote_cap: int
     oidc_reviewer_values: tuple[str, ...]
     shutdown_grace_s: float
     max_body_bytes: int

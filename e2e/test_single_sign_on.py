@@ -24,6 +24,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from e2e.conftest import screenshot
+from e2e.test_arena_ui import STREAM_TIMEOUT, _ask, _wait_votable
 from tests.support import ROOT, ProductProcess, free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -208,12 +209,27 @@ async def test_people_sign_in_through_the_provider_with_the_role_their_groups_gi
     ]
 
 
-async def test_signing_out_ends_the_session_and_is_audited(
+async def test_a_vote_on_the_page_carries_the_person_and_signing_out_ends_the_session(
     sso_product: ProductProcess, context: BrowserContext
 ) -> None:
     page = await context.new_page()
     await _sign_in(page, sso_product, "carol")
     await expect(page.get_by_test_id("send")).to_be_visible(timeout=60_000)
+    await _ask(page, "Hello from a signed-in voter")
+    await expect(page.get_by_test_id("pane-A")).not_to_be_empty(timeout=STREAM_TIMEOUT)
+    await _wait_votable(page)
+    await page.get_by_test_id("vote-left").click()
+    await expect(page.get_by_test_id("reveal-A")).to_be_visible()
+    dsn = "postgresql://" + sso_product.env["DATABASE_URL"].partition("://")[2]
+    conn = await asyncpg.connect(dsn)
+    try:
+        voter = await conn.fetchval(
+            "SELECT u.email FROM preferences p JOIN users u ON u.id = p.user_id "
+            "ORDER BY p.created_at DESC LIMIT 1"
+        )
+    finally:
+        await conn.close()
+    assert voter == "carol@example.com"
 
     await page.goto(sso_product.url + "/logout")
     await page.get_by_role("button", name="Sign out").click()

@@ -439,6 +439,11 @@ class VoteStore(Protocol):
         """Store ``vote`` unless the matchup has one."""
         ...
 
+    async def recent_user_votes(self, user_id: str) -> tuple[int, float]:
+        """The signed-in person's votes in the last day, and the seconds until the oldest of
+        them leaves it."""
+        ...
+
     async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:
         """Claim the chat's vote for the command digested as ``message`` and store ``vote``, in
         one atomic step, so two copies of one command (one per compare column) store one vote

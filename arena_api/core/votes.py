@@ -51,6 +51,8 @@ class CastVote:
     session_id: str | None = None
     #: Why the vote was cast (``core.reasons``): checked, in the configured order; people only.
     reasons: tuple[str, ...] = ()
+    #: The signed-in person who cast it (a ``users`` id), if one is.
+    user_id: str | None = None
 
     def meta(self) -> dict[str, Any]:
         """``preferences.position_bias_meta``: the slot picked, and whether a judge picked it."""
@@ -68,6 +70,7 @@ def cast_vote(
     source: VoteSource,
     session_id: str | None = None,
     reasons: tuple[str, ...] = (),
+    user_id: str | None = None,
 ) -> CastVote:
     """The vote ``vote`` on ``matchup``, its winner taken from the matchup's slots; ``reasons``
     already checked (``VoteReasons.check``)."""
@@ -81,4 +84,5 @@ def cast_vote(
         source=source,
         session_id=session_id,
         reasons=reasons,
+        user_id=user_id,
     )

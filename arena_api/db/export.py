@@ -42,6 +42,7 @@ EXPORT_COLUMNS = (
     "model_b_id",
     "model_b",
     "session",
+    "user",
     "a_output_tokens",
     "b_output_tokens",
     "a_markdown_density",
@@ -66,7 +67,7 @@ SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS 
        m.mode, p.method, p.reasons, m.categories, m.language,
        ma.id AS model_a_id, ma.display_name AS model_a,
        mb.id AS model_b_id, mb.display_name AS model_b,
-       p.anonymous_session_id AS session,
+       p.anonymous_session_id AS session, p.user_id::text AS "user",
        ra.output_token_count AS a_output_tokens, rb.output_token_count AS b_output_tokens,
        ra.markdown_density AS a_markdown_density, rb.markdown_density AS b_markdown_density,
        ra.ttft_ms AS a_ttft_ms, rb.ttft_ms AS b_ttft_ms,
@@ -119,6 +120,7 @@ async def stream_votes(
         async for record in conn.cursor(query, since, until, prefetch=batch):
             row = dict(record)
             row["session"] = anonymise_session(salt, row["session"])
+            row["user"] = anonymise_session(salt, row["user"] and f"user:{row['user']}")
             rows.append(row)
             if len(rows) >= batch:
                 yield rows

@@ -298,9 +298,20 @@ preferences = Table(
     Column("method", Text, nullable=False, server_default=text("'human'")),
     #: The reasons the voter ticked (``ARENA_VOTE_REASONS``; migration 0018).
     Column("reasons", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    #: The signed-in person who voted (OpenID Connect; migration 0023).
+    Column(
+        "user_id", UUID(as_uuid=True), ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    ),
     CheckConstraint(f"vote IN ({sql_labels(VOTES)})", name="vote"),
     CheckConstraint(f"method IN ({sql_labels(METHODS)})", name="method"),
     Index("preferences_winner_idx", "winner_model_id"),
+    # A person's votes in the last day, for ARENA_USER_VOTE_CAP (migration 0023).
+    Index(
+        "preferences_user_idx",
+        "user_id",
+        "created_at",
+        postgresql_where=text("user_id IS NOT NULL"),
+    ),
     Index("preferences_judge_idx", "id", postgresql_where=text("method = 'judge'")),
     # The anomaly screen walks people's votes per session in time order (migration 0017).
     Index(

@@ -11,6 +11,8 @@ columns and the same winner rule in set form.
 from __future__ import annotations
 
 import json
+import uuid
+from datetime import timedelta
 
 import asyncpg
 
@@ -33,10 +35,15 @@ VOTE_COLUMNS = (
 
 _INTO = f"INSERT INTO preferences ({VOTE_COLUMNS})"
 _INSERT = f"""
-{_INTO}
-VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::text[], now())
+INSERT INTO preferences ({VOTE_COLUMNS}, user_id)
+VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::text[], now(), $9)
 ON CONFLICT (matchup_id) DO NOTHING
 RETURNING id
+"""
+# A person's votes in the last day and when the oldest of them leaves it (for the cap).
+_RECENT = """
+SELECT count(*), min(created_at) + interval '1 day' - now()
+  FROM preferences WHERE user_id = $1 AND created_at > now() - interval '1 day'
 """
 
 
@@ -69,6 +76,7 @@ async def insert_vote(conn: asyncpg.Connection, vote: CastVote) -> bool:
         json.dumps(vote.meta()),
         vote.method,
         list(vote.reasons),
+        None if vote.user_id is None else uuid.UUID(vote.user_id),
     )
     return inserted is not None
 
@@ -81,6 +89,12 @@ class PostgresVotes:
     async def record(self, vote: CastVote) -> bool:
         async with self._pool.acquire() as conn:
             return await insert_vote(conn, vote)
+
+    async def recent_user_votes(self, user_id: str) -> tuple[int, float]:
+        """The person's votes in the last day, and the seconds until the oldest leaves it."""
+        async with self._pool.acquire() as conn:
+            count, left = await conn.fetchrow(_RECENT, uuid.UUID(user_id))
+        return int(count), 0.0 if left is None else max(timedelta(0), left).total_seconds()
 
     async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:
         async with self._pool.acquire() as conn:

@@ -13,6 +13,8 @@ from arena_api.core.boards import parse_board
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.populations import HUMAN
 from arena_api.core.requests import VoteRequest, parse_command
+from arena_api.core.users import Grant
+from arena_api.routes._access import GRANT_KEY
 from arena_api.routes._request import read_json, services_of, uuid_param
 from arena_api.services import ArenaService, ReadService
 
@@ -29,7 +31,9 @@ def _reads(request: Request) -> ReadService:
 
 async def vote(request: Request) -> JSONResponse:
     command = parse_command(VoteRequest, await read_json(request))
-    reveal = await _arena(request).vote(command)
+    grant = request.scope.get(GRANT_KEY)
+    user_id = grant.user_id if isinstance(grant, Grant) else None
+    reveal = await _arena(request).vote(command, user_id=user_id)
     return JSONResponse(reveal.wire())
 
 

@@ -746,14 +746,17 @@ class ArenaService:
             )
         return matchup, claims
 
-    async def vote(self, request: VoteRequest, source: HumanSource = "api") -> VoteReveal:
+    async def vote(
+        self, request: VoteRequest, source: HumanSource = "api", *, user_id: str | None = None
+    ) -> VoteReveal:
         """Record one vote and reveal both models; the winner is derived here, never taken.
-        ``source`` is where it was cast (``api`` or the arena page, ``ui``).
+        ``source`` is where it was cast (``api`` or the arena page, ``ui``); ``user_id`` the
+        signed-in person who cast it, if one did.
 
         Raises:
             VoteError: 400 ``invalid_reasons`` (checked first: nothing is stored), 401
                 bad/expired token or claims not matching, 403 shadow matchup, 404 unknown
-                matchup, 409 already voted.
+                matchup, 409 already voted, 429 ``user_vote_cap``.
         """
         reasons = self.reasons.check(request.reasons)
         matchup, claims = await self.votable_matchup(request.matchup_id, request.matchup_token)
@@ -764,6 +767,7 @@ class ArenaService:
             source=source,
             session_id=claims.session_id,
             reasons=reasons,
+            user_id=user_id,
         )
         if not await self._votes.record(vote):
             raise VoteError(

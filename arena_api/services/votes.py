@@ -10,6 +10,9 @@ verdict), hence their own methods.
 
 from __future__ import annotations
 
+import math
+
+from arena_api.core.errors import VoteError
 from arena_api.core.judging import Judgement
 from arena_api.core.ports import ChatVoteResult, RoundObserver, VoteStore
 from arena_api.core.votes import CastVote
@@ -25,12 +28,30 @@ class VoteRecorder:
         observer: told of every vote recorded.
     """
 
-    def __init__(self, store: VoteStore, observer: RoundObserver) -> None:
+    def __init__(self, store: VoteStore, observer: RoundObserver, *, user_cap: int = 0) -> None:
+        """``user_cap``: the most votes a signed-in person may cast in a day (0: no cap)."""
         self._store = store
         self._observer = observer
+        self._user_cap = user_cap
 
     async def record(self, vote: CastVote) -> bool:
-        """Record ``vote``; False when the matchup already had one."""
+        """Record ``vote``; False when the matchup already had one.
+
+        Raises:
+            VoteError: 429 ``user_vote_cap``, a signed-in person past ``user_cap`` votes in the
+                last day (nothing stored; ``retry_after_s`` says when the next one counts).
+        """
+        if self._user_cap and vote.user_id is not None:
+            count, wait_s = await self._store.recent_user_votes(vote.user_id)
+            if count >= self._user_cap:
+                refusal = VoteError(
+                    f"You have cast {count} votes in the last day, the most this arena takes "
+                    "from one person; the next one counts once the oldest is a day old",
+                    status=429,
+                    code="user_vote_cap",
+                )
+                refusal.retry_after_s = max(1, math.ceil(wait_s))
+                raise refusal
         return self._observed(vote, await self._store.record(vote))
 
     async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:

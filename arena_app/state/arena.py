@@ -496,6 +496,14 @@ class ArenaState(rx.State):
         if self.streaming and self._matchup:
             await services().arena.stop(uuid.UUID(self._matchup))
 
+    def _voter(self) -> str | None:
+        """The signed-in person of this socket, as its own session cookie says."""
+        access = services().access
+        if not access.single_sign_on:
+            return None
+        session = access.session_of(self.router.headers.cookie)
+        return None if session is None else session.user_id
+
     @rx.event
     async def vote(self, choice: str) -> Any:
         if not self.can_vote or choice not in VOTE_LABELS or await self._over_limit("vote"):
@@ -513,6 +521,7 @@ class ArenaState(rx.State):
                     },
                 ),
                 source="ui",
+                user_id=self._voter(),
             )
         except ArenaError as exc:
             self.notice = _describe(exc)

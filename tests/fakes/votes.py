@@ -30,6 +30,11 @@ class FakeVoteStore:
         self.votes[vote.matchup_id] = vote
         return True
 
+    async def recent_user_votes(self, user_id: str) -> tuple[int, float]:
+        """Every vote of the user counts as recent here; the oldest leaves in an hour."""
+        count = sum(v.user_id == user_id for v in self.votes.values())
+        return count, 3600.0
+
     async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:
         matchup_id, claimed_by = self.claims.get(chat_key, (None, None))
         if matchup_id != vote.matchup_id:

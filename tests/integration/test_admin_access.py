@@ -8,6 +8,7 @@ request below crosses the real edge: cookies, CSRF, bearer tokens, role and scop
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from arena_api.routes._request import opened_services
 from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import create_app
 from tests.integration.arena_harness import Arena, roster_of, serve_arena
-from tests.support import ServerThread, free_port
+from tests.support import ServerThread, free_port, parse_sse
 
 SSO = {
     "ARENA_OIDC_ISSUER": "http://127.0.0.1:9",  # never reached: no one signs in through it here
@@ -386,3 +387,47 @@ async def test_a_paused_console_model_is_never_matched_and_an_active_one_is(
         )
 
     assert pairs == "Alpha,Gamma"
+
+
+async def test_a_signed_in_persons_votes_carry_them_and_stop_at_the_daily_cap(
+    db: AsyncEngine, database_url: str, tmp_path: Path, user: UserMaker
+) -> None:
+    async with serve_arena(
+        db, database_url, tmp_path, ARENA_API_TOKENS=STATIC, ARENA_USER_VOTE_CAP="2", **SSO
+    ) as arena:
+        vic = await user("vic", "voter")
+        async with Person(arena, vic) as v:
+            token = (await _token(v, "read", "vote"))["token"]
+            statuses = []
+            for client, headers in ((v.client, {}), (arena.client, _bearer(token))) * 2:
+                response = await client.post(
+                    "/api/arena/chat", json={"prompt": "hello"}, headers=headers
+                )
+                started = next(d for e, d in parse_sse(response.text) if e == "matchup_started")
+                voted = await client.post(
+                    "/api/arena/vote",
+                    json={
+                        "matchupId": started["matchupId"],
+                        "matchupToken": started["matchupToken"],
+                        "vote": "left",
+                    },
+                    headers=headers,
+                )
+                statuses.append(voted.status_code)
+            refused = voted
+        arena.client.headers.update(_bearer(STATIC))  # a script's token: no person behind it
+        anonymous, _ = await arena.chat()
+        started = next(d for e, d in parse_sse(anonymous.text) if e == "matchup_started")
+        assert (await arena.vote(started)).status_code == 200
+        export = await arena.client.get("/api/arena/export", headers=_bearer(STATIC))
+        owners = await arena.scalar(
+            "SELECT string_agg(coalesce(user_id::text, '-'), ',' ORDER BY created_at) "
+            "FROM preferences"
+        )
+
+    assert statuses == [200, 200, 429, 429]
+    assert _code(refused) == "user_vote_cap" and int(refused.headers["retry-after"]) > 80_000
+    assert owners == f"{vic.id},{vic.id},-"  # the refused ones stored nothing
+    rows = [json.loads(line) for line in export.text.splitlines()]
+    users = [r["user"] for r in rows]
+    assert users[0] == users[1] and users[0] not in (None, vic.id) and users[2] is None

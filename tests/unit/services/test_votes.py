@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import pytest
 
+from arena_api.core.errors import VoteError
 from arena_api.core.judging import Judgement
 from arena_api.core.models import ModelEntry
 from arena_api.core.records import MatchupRecord
@@ -155,3 +157,23 @@ async def test_a_judgement_is_kept_whether_or_not_its_vote_won_the_matchup(
     assert (won, lost, failed) == (True, False, False)
     assert [recorded for _, recorded in store.verdicts] == [True, False, False]
     assert counter.counted == {("left", "human", "api"): 1, ("left", "judge", "suite"): 1}
+
+
+async def test_a_signed_in_person_past_the_daily_cap_is_refused_and_nothing_is_stored(
+    store: FakeVoteStore, counter: VoteCounter
+) -> None:
+    recorder = VoteRecorder(store, counter, user_cap=2)
+
+    def vote(user: str | None) -> Any:
+        return cast_vote(_matchup(), "left", method="human", source="api", user_id=user)
+
+    assert await recorder.record(vote("u-1")) and await recorder.record(vote("u-1"))
+    with pytest.raises(VoteError) as refused:
+        await recorder.record(vote("u-1"))
+    assert await recorder.record(vote("u-2"))  # another person's count is their own
+    assert await recorder.record(vote(None))  # an anonymous voter is not capped here
+
+    assert (refused.value.status, refused.value.code) == (429, "user_vote_cap")
+    assert refused.value.retry_after_s == 3600
+    assert [v.user_id for v in store.votes.values()] == ["u-1", "u-1", "u-2", None]
+    assert sum(counter.counted.values()) == 4
