@@ -34,6 +34,7 @@ from arena_api.routes import live as live_routes
 from arena_api.routes import metrics as metrics_routes
 from arena_api.routes import models as model_routes
 from arena_api.routes import openapi as openapi_routes
+from arena_api.routes import review as review_routes
 from arena_api.routes import suites as suite_routes
 from arena_api.routes._access import AccessControl
 from arena_api.routes._browser import BrowserBoundary
@@ -98,6 +99,7 @@ def api_routes() -> list[BaseRoute]:
         *openapi_routes.routes,
         *login.routes,
         *admin_routes.routes,
+        *review_routes.routes,
         *lifecycle.routes,
         *metrics_routes.routes,
         *chat_routes.routes,

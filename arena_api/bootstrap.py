@@ -46,6 +46,7 @@ from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresBackfillRoun
 from arena_api.db.lost import mark_lost_rounds
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.retention import keep_text_for
+from arena_api.db.review import PostgresReview
 from arena_api.db.roster import PostgresRoster
 from arena_api.db.status import PostgresProbe
 from arena_api.db.suites import PostgresSuiteRuns
@@ -67,6 +68,7 @@ from arena_api.services.identity import IdentityService, OidcSettings
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
+from arena_api.services.review import ReviewService
 from arena_api.services.roster import RosterAdmin
 from arena_api.services.suites import SuiteService
 from arena_api.services.users import UserAdmin
@@ -349,6 +351,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             identity=_identity(settings, access, directory, secret),
             users=UserAdmin(directory),
             roster=RosterAdmin(PostgresRoster(pool), providers),
+            review=ReviewService(PostgresReview(pool), directory, arena.reasons),
         )
 
 

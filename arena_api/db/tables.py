@@ -914,3 +914,77 @@ audit_log = Table(
 """Who did what, when: every sign-in and sign-out, and every admin action with the state it
 changed before and after. Append-only; ``actor`` keeps a readable name (an email, ``cli``) when
 the user row is gone."""
+
+review_queues = Table(
+    "review_queues",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column("name", Text, nullable=False),
+    Column("reviews_per_item", Integer, nullable=False),
+    #: Where its rounds came from: ``{"suiteRun": id}`` or ``{"rounds": {filters}}``.
+    Column("source", JSONB, nullable=False),
+    Column("created_by", UUID(as_uuid=True), ForeignKey("users.id", ondelete="SET NULL")),
+    _created_at(),
+    CheckConstraint("reviews_per_item BETWEEN 1 AND 20", name="reviews_per_item"),
+)
+"""An expert review queue: rounds that named reviewers vote on blind, k reviews an item."""
+
+review_queue_reviewers = Table(
+    "review_queue_reviewers",
+    metadata,
+    Column(
+        "queue_id",
+        UUID(as_uuid=True),
+        ForeignKey("review_queues.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column(
+        "user_id", UUID(as_uuid=True), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    ),
+)
+
+review_items = Table(
+    "review_items",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column(
+        "queue_id",
+        UUID(as_uuid=True),
+        ForeignKey("review_queues.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("position", Integer, nullable=False),
+    Column(
+        "matchup_id",
+        UUID(as_uuid=True),
+        ForeignKey("matchups.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    UniqueConstraint("queue_id", "matchup_id"),
+    UniqueConstraint("queue_id", "position"),
+)
+
+review_verdicts = Table(
+    "review_verdicts",
+    metadata,
+    Column("id", UUID(as_uuid=True), primary_key=True),
+    Column(
+        "item_id",
+        UUID(as_uuid=True),
+        ForeignKey("review_items.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column(
+        "reviewer_id",
+        UUID(as_uuid=True),
+        ForeignKey("users.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("vote", Text, nullable=False),
+    Column("reasons", ARRAY(Text), nullable=False, server_default=text("'{}'::text[]")),
+    Column("comment", Text, nullable=True),
+    _created_at(),
+    UniqueConstraint("item_id", "reviewer_id"),
+    CheckConstraint(f"vote IN ({sql_labels(VOTES)})", name="vote"),
+)
+"""One reviewer's verdict on one item (a skip passes it on to another reviewer)."""

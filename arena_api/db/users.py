@@ -84,11 +84,12 @@ RETURNING id
 """
 _AUDIT_PAGE = """
 SELECT a.id, a.at, a.actor_id, a.actor, a.action, a.target, a.before, a.after,
-       coalesce(u.email, u.name, t.name, m.display_name) AS target_label
+       coalesce(u.email, u.name, t.name, m.display_name, q.name) AS target_label
   FROM audit_log a
   LEFT JOIN users u ON a.target LIKE 'user:%' AND u.id::text = substr(a.target, 6)
   LEFT JOIN user_tokens t ON a.target LIKE 'token:%' AND t.id::text = substr(a.target, 7)
   LEFT JOIN models m ON a.target LIKE 'model:%' AND m.id::text = substr(a.target, 7)
+  LEFT JOIN review_queues q ON a.target LIKE 'queue:%' AND q.id::text = substr(a.target, 7)
  WHERE $2::bigint IS NULL OR a.id < $2
  ORDER BY a.id DESC LIMIT $1
 """

@@ -12,6 +12,10 @@ _ADMIN_ONLY = (
     "a static `ARENA_API_TOKENS` token. 403 `forbidden_role` or `insufficient_scope` otherwise; "
     "`access_not_configured` on an arena with neither tokens nor sign-in."
 )
+_REVIEW = (
+    "Reviewers and admins (403 `forbidden_role` otherwise, `access_not_configured` on an arena "
+    "with neither tokens nor sign-in)."
+)
 _OWN = (
     "A signed-in person's browser session only (403 `session_required` for a token, "
     "`login_required` without a session)."
@@ -129,6 +133,73 @@ ADMIN_OPERATIONS: tuple[Operation, ...] = (
         errors=(404,),
         parameters=(_id("model_id", "The model's id."),),
         description=_ADMIN_ONLY,
+    ),
+    Operation(
+        "post",
+        "/api/review/queues",
+        "createReviewQueue",
+        "Make an expert review queue from a suite run or stored rounds (admins; audited)",
+        "review",
+        {"201": json_answer("The queue's id.", "QueueCreated")},
+        errors=(400, 403, 404, 413, 415),
+        body=_json_body("CreateQueueRequest"),
+        description=_REVIEW + " Admins only (403 `forbidden_role`). 400 `no_rounds`: the "
+        "source has no round with both answers; 404: no such suite run.",
+    ),
+    Operation(
+        "get",
+        "/api/review/queues",
+        "listReviewQueues",
+        "The queues you review (every queue for an admin), with progress",
+        "review",
+        {"200": json_answer("The queues, newest first.", "QueueList")},
+        errors=(403,),
+        description=_REVIEW,
+    ),
+    Operation(
+        "get",
+        "/api/review/queues/{queue_id}",
+        "getReviewQueue",
+        "A queue and each reviewer's progress (admins)",
+        "review",
+        {"200": json_answer("The queue.", "QueueDetail")},
+        errors=(403, 404),
+        parameters=(_id("queue_id", "The queue's id."),),
+        description=_REVIEW + " Admins only.",
+    ),
+    Operation(
+        "get",
+        "/api/review/queues/{queue_id}/agreement",
+        "getReviewAgreement",
+        "Fleiss' kappa with its interval, each reviewer's agreement, the items split most",
+        "review",
+        {"200": json_answer("The agreement.", "QueueAgreementView")},
+        errors=(403, 404),
+        parameters=(_id("queue_id", "The queue's id."),),
+        description=_REVIEW + " Admins only.",
+    ),
+    Operation(
+        "get",
+        "/api/review/queues/{queue_id}/next",
+        "nextReviewItem",
+        "Your next item, blind: the prompt and answers A and B (null when none is left)",
+        "review",
+        {"200": json_answer("The item and your progress.", "NextItem")},
+        errors=(403, 404),
+        parameters=(_id("queue_id", "The queue's id."),),
+        description=_REVIEW + " 403 `not_a_reviewer_of_this_queue`.",
+    ),
+    Operation(
+        "post",
+        "/api/review/items/{item_id}/verdict",
+        "giveReviewVerdict",
+        "Your verdict on an item: a vote, reasons, a comment (a skip passes it on)",
+        "review",
+        {"201": json_answer("Recorded.", "VerdictRecorded")},
+        errors=(400, 403, 404, 409, 413, 415),
+        parameters=(_id("item_id", "The item's id."),),
+        body=_json_body("VerdictRequest"),
+        description=_REVIEW + " 409 `already_reviewed`, `item_complete`; 400 `invalid_reasons`.",
     ),
     Operation(
         "get",

@@ -27,6 +27,14 @@ from arena_api.core.models import Slot
 
 __all__ = [
     "AddModelRequest",
+    "CreateQueueRequest",
+    "NextItem",
+    "QueueAgreementView",
+    "QueueCreated",
+    "QueueDetail",
+    "QueueList",
+    "VerdictRecorded",
+    "VerdictRequest",
     "AuditPage",
     "EditModelRequest",
     "ModelAdded",
@@ -223,6 +231,121 @@ class ModelProbe(_Camel):
     text: str = Field(description="The first tokens (up to 200 characters).")
     error_code: str | None = Field(description="A slot error's code: provider_timeout, ...")
     error: str | None
+
+
+class RoundsSource(_Camel):
+    category: str | SkipJsonSchema[None] = None
+    models: list[str] | SkipJsonSchema[None] = Field(
+        default=None, min_length=2, max_length=2, description="Both slots among these two."
+    )
+    since: str | SkipJsonSchema[None] = None
+    until: str | SkipJsonSchema[None] = None
+    limit: int = Field(default=50, ge=1, le=1000)
+
+
+class QueueSource(_Camel):
+    suite_run: str | SkipJsonSchema[None] = Field(
+        default=None, description="A suite run's id: its rounds with both answers."
+    )
+    rounds: RoundsSource | SkipJsonSchema[None] = Field(
+        default=None, description="Stored rounds, newest first."
+    )
+
+
+class CreateQueueRequest(_Snake):
+    name: str = Field(min_length=1, max_length=100)
+    k: int = Field(default=2, ge=1, le=20, description="Reviews each item needs.")
+    reviewers: list[str] = Field(description="User ids of reviewers or admins, at least k.")
+    source: QueueSource
+
+
+class QueueCreated(_Snake):
+    id: str
+
+
+class QueueView(_Camel):
+    id: str
+    name: str
+    k: int
+    items: int
+    complete: int = Field(description="Items with k reviews.")
+    yours: int = Field(description="Items you reviewed or passed.")
+    created_at: str
+
+
+class QueueList(_Camel):
+    queues: list[QueueView]
+
+
+class ReviewerProgressView(_Camel):
+    user_id: str
+    reviewer: str
+    verdicts: int
+    skips: int
+
+
+class QueueDetail(_Camel):
+    queue: QueueView
+    reviewers: list[ReviewerProgressView]
+
+
+class ShareView(_Snake):
+    agreed: int
+    of: int
+    rate: float | None
+
+
+class ReviewerAgreementView(_Camel):
+    user_id: str
+    reviewer: str
+    verdicts: int
+    with_majority: ShareView
+    with_judge: ShareView
+    with_people: ShareView
+
+
+class SplitView(_Camel):
+    item_id: str
+    position: int
+    agreement: float = Field(description="The share of reviewer pairs that agree.")
+    votes: dict[str, int]
+
+
+class QueueAgreementView(_Camel):
+    queue: QueueView
+    items: int = Field(description="Items with k reviews, the ones kappa counts.")
+    kappa: float | None = Field(description="Fleiss' kappa over the four outcomes.")
+    kappa_interval: list[float] | None = Field(description="95 %, resampling the items.")
+    observed_agreement: float | None
+    reviewers: list[ReviewerAgreementView]
+    splits: list[SplitView]
+
+
+class ReviewItemView(_Snake):
+    id: str
+    position: int
+    prompt: str
+    answers: dict[str, str | None] = Field(description="A and B, never the models.")
+
+
+class ReviewProgress(_Snake):
+    done: int
+    total: int
+
+
+class NextItem(_Snake):
+    item: ReviewItemView | None
+    progress: ReviewProgress
+
+
+class VerdictRequest(_Snake):
+    vote: Literal["left", "right", "both_good", "both_bad", "skip"]
+    reasons: list[str] | SkipJsonSchema[None] = None
+    comment: str | SkipJsonSchema[None] = Field(default=None, max_length=2000)
+
+
+class VerdictRecorded(_Snake):
+    ok: Literal[True]
 
 
 class AuditEntryView(_Camel):

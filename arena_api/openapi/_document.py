@@ -56,6 +56,14 @@ _MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDi
     (bodies.ModelAdded, "serialization"),
     (bodies.ModelEdited, "serialization"),
     (bodies.ModelProbe, "serialization"),
+    (bodies.CreateQueueRequest, "validation"),
+    (bodies.QueueCreated, "serialization"),
+    (bodies.QueueList, "serialization"),
+    (bodies.QueueDetail, "serialization"),
+    (bodies.QueueAgreementView, "serialization"),
+    (bodies.NextItem, "serialization"),
+    (bodies.VerdictRequest, "validation"),
+    (bodies.VerdictRecorded, "serialization"),
     (ErrorBody, "serialization"),
     (Health, "serialization"),
     (bodies.ModelList, "serialization"),
@@ -143,6 +151,7 @@ _TAGS = (
     ("openai", "The arena as an OpenAI-compatible endpoint."),
     ("access", "Signing in: the passphrase, single sign-on, your session and API tokens."),
     ("admin", "Users, roles, API tokens and the audit log (admins)."),
+    ("review", "Expert review queues: reviewers' blind verdicts and their agreement."),
     ("operations", "Health, metrics and this document."),
 )
 

@@ -25,6 +25,7 @@ from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
 from arena_api.services.openai_chat import OpenAiChatService
 from arena_api.services.reads import ReadService
+from arena_api.services.review import ReviewService
 from arena_api.services.roster import RosterAdmin
 from arena_api.services.rounds import ArenaService
 from arena_api.services.suites import SuiteService
@@ -98,5 +99,7 @@ class Services:
     users: UserAdmin | None = None
     #: The roster as the admin console changes it.
     roster: RosterAdmin | None = None
+    #: Expert review queues.
+    review: ReviewService | None = None
     version: str = field(default_factory=package_version)
     started_at: float = field(default_factory=time.time)
