@@ -14,12 +14,14 @@ from arena_app import routes, sockets
 from arena_app.pages.admin import admin_page
 from arena_app.pages.index import index
 from arena_app.pages.insights import insights_page
+from arena_app.pages.review import review_page
 from arena_app.pages.shared import shared_matchup
 from arena_app.pages.suites import suites_page
 from arena_app.state.admin import AdminState
 from arena_app.state.arena import ArenaState
 from arena_app.state.insights import InsightsState
 from arena_app.state.leaderboard import LeaderboardState
+from arena_app.state.review import ReviewState
 from arena_app.state.shared import SharedState
 from arena_app.state.suites import SuitesState
 from arena_app.state.vote_reasons import VoteReasonsState
@@ -74,6 +76,7 @@ app.add_page(
     on_load=SuitesState.load,
 )
 app.add_page(admin_page, route=routes.ADMIN, title="Admin · Arena", on_load=AdminState.load)
+app.add_page(review_page, route=routes.REVIEW, title="Review · Arena", on_load=ReviewState.load)
 _LOADERS = {
     "rankings": InsightsState.load_rankings,
     "head-to-head": InsightsState.load_head_to_head,

@@ -13,6 +13,7 @@ INSIGHT_TABS: tuple[tuple[str, str], ...] = (
 SHARED_MATCHUP = "/m/[matchup_id]"
 SUITES = "/suites"
 ADMIN = "/admin"
+REVIEW = "/review"
 
 
 def insights_tab(tab: str) -> str:

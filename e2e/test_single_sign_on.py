@@ -46,6 +46,12 @@ ACCOUNTS: dict[str, dict[str, Any]] = {
         "groups": ["arena-reviewers"],
     },
     "carol": {"email": "carol@example.com", "email_verified": True, "name": "Carol"},
+    "dave": {
+        "email": "dave@example.com",
+        "email_verified": True,
+        "name": "Dave Reviewer",
+        "groups": ["arena-reviewers"],
+    },
     "mallory": {"email": "mallory@elsewhere.test", "email_verified": True, "name": "Mallory"},
 }
 
@@ -390,4 +396,74 @@ async def test_the_admin_console_changes_a_role_and_makes_and_revokes_a_token(
     await expect(phone.get_by_test_id("audit")).to_contain_text("token revoke")
     await screenshot(phone, "admin-console-phone")
     for page in (alice, carol, phone):
+        await page.context.close()
+
+
+async def _review_all(
+    page: Page, product: ProductProcess, queue: str, keys: str, shot: str | None = None
+) -> None:
+    """Work through the queue with the keyboard, one key per item (a screenshot of the second
+    item as ``shot``)."""
+    await page.goto(product.url + "/review")
+    await page.get_by_role("button", name=f"Review {queue}").click()
+    for n, key in enumerate(keys, start=1):
+        await expect(page.get_by_test_id("review-progress")).to_have_text(
+            f"Item {n} of {len(keys)}"
+        )
+        await expect(page.get_by_test_id("review-answer-A")).not_to_be_empty()
+        if shot is not None and n == 2:
+            await screenshot(page, shot)
+        await page.keyboard.press(key)
+    await expect(page.get_by_test_id("review-finished")).to_be_visible()
+
+
+async def test_a_team_reviews_a_suite_run_and_reads_its_agreement(
+    sso_product: ProductProcess, browser: Browser
+) -> None:
+    """The admin runs a suite, makes a queue of it with k = 2 for two reviewers, both finish it
+    blind with keys 1-5, and the agreement shows kappa with its interval."""
+    bob = await _signed_in(browser, sso_product, "bob")
+    dave = await _signed_in(
+        browser, sso_product, "dave", viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    alice = await _signed_in(browser, sso_product, "alice", viewport={"width": 1400, "height": 900})
+
+    await alice.goto(sso_product.url + "/suites")
+    await alice.get_by_test_id("run-example").click()
+    await expect(alice.get_by_test_id("run-status")).to_have_text("done", timeout=120_000)
+
+    await alice.goto(sso_product.url + "/admin")
+    await alice.get_by_label("Queue name").fill("Example suite check")
+    await alice.get_by_role("combobox", name="Suite run").click()
+    await alice.get_by_role("option").first.click()
+    for reviewer in ("bob@example.com", "dave@example.com"):
+        box = alice.get_by_role("checkbox", name=reviewer)
+        await box.click()
+        await expect(box).to_be_checked()
+    await alice.get_by_test_id("create-queue").click()
+    queues = alice.get_by_test_id("review-queues")
+    await expect(queues).to_contain_text("Example suite check")
+    await expect(queues).to_contain_text("0 of 5 with all their reviews")
+
+    await expect(bob.get_by_role("link", name="Review")).to_be_visible()
+    await _review_all(bob, sso_product, "Example suite check", "11234", "review-item")
+    await _review_all(dave, sso_product, "Example suite check", "12234", "review-item-phone")
+    await bob.goto(sso_product.url + "/review")
+    await bob.get_by_role("button", name="Review Example suite check").click()
+    await bob.set_viewport_size({"width": 1400, "height": 900})
+    await expect(bob.get_by_test_id("review-finished")).to_be_visible()
+
+    await alice.reload()
+    await expect(queues).to_contain_text("5 of 5 with all their reviews")
+    await alice.get_by_role("button", name="Agreement of Example suite check").click()
+    kappa = alice.get_by_test_id("queue-kappa")
+    await expect(kappa).to_contain_text(
+        re.compile(r"Fleiss' κ -?\d\.\d\d \[-?\d\.\d\d, -?\d\.\d\d\]")
+    )
+    await expect(alice.get_by_test_id("queue-reviewers")).to_contain_text("bob@example.com")
+    await expect(alice.get_by_test_id("queue-splits")).to_contain_text("left 1, right 1")
+    audit = alice.get_by_test_id("audit")
+    await expect(audit).to_contain_text("review queue create")
+    await screenshot(alice, "admin-review-agreement")
+    for page in (alice, bob, dave):
         await page.context.close()

@@ -55,6 +55,10 @@ def layout(*children: rx.Component) -> rx.Component:
             _nav_link("Insights", routes.INSIGHTS),
             _nav_link("Suites", routes.SUITES),
             rx.cond(
+                (AccessState.role == "reviewer") | (AccessState.role == "admin"),
+                _nav_link("Review", routes.REVIEW),
+            ),
+            rx.cond(
                 AccessState.role != "",
                 _nav_link(rx.cond(AccessState.role == "admin", "Admin", "Tokens"), routes.ADMIN),
             ),

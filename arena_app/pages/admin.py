@@ -179,6 +179,146 @@ def _models() -> rx.Component:
     )
 
 
+def _reviewer_pick(row: rx.Var) -> rx.Component:
+    return rx.cond(
+        (row["role"] == "reviewer") | (row["role"] == "admin"),
+        rx.checkbox(
+            row["email"],
+            checked=AdminState.queue_reviewers.contains(row["id"]),
+            on_change=lambda on: AdminState.toggle_reviewer(row["id"], on),
+        ),
+    )
+
+
+def _queue_actions(row: rx.Var) -> rx.Component:
+    return rx.button(
+        "Agreement",
+        on_click=AdminState.show_agreement(row["id"]),
+        size="1",
+        variant="soft",
+        aria_label="Agreement of " + row["name"],
+    )
+
+
+def _agreement() -> rx.Component:
+    s = AdminState
+    return rx.vstack(
+        rx.hstack(
+            rx.text(s.agreement["name"], weight="bold"),
+            rx.badge(
+                "Fleiss' κ " + s.agreement["kappa"] + " " + s.agreement["interval"],
+                size="2",
+                data_testid="queue-kappa",
+            ),
+            rx.text(
+                s.agreement["items"]
+                + " items with all their reviews; pairs agree on "
+                + s.agreement["observed"],
+                size="2",
+                color_scheme="gray",
+            ),
+            wrap="wrap",
+            align="center",
+            spacing="3",
+        ),
+        _table(
+            (
+                ("reviewer", "Reviewer"),
+                ("verdicts", "Verdicts"),
+                ("majority", "With the others"),
+                ("judge", "With the judge"),
+                ("people", "With people"),
+            ),
+            s.agreement_rows,
+            "queue-reviewers",
+        ),
+        rx.cond(
+            s.agreement_splits.length() > 0,
+            rx.vstack(
+                rx.text("Split most, to discuss:", size="2", weight="medium"),
+                _table(
+                    (("position", "Item"), ("votes", "Verdicts"), ("agreement", "Pairs agree")),
+                    s.agreement_splits,
+                    "queue-splits",
+                ),
+                width="100%",
+            ),
+        ),
+        width="100%",
+    )
+
+
+def _review_queues() -> rx.Component:
+    s = AdminState
+    return rx.card(
+        rx.vstack(
+            rx.heading("Review queues", size="3"),
+            rx.text(
+                "Rounds for named reviewers to vote on blind, each item k times; then how much "
+                "they agree. From a finished suite run, or the latest 50 rounds.",
+                size="2",
+                color_scheme="gray",
+            ),
+            rx.hstack(
+                rx.input(
+                    placeholder="Queue name",
+                    aria_label="Queue name",
+                    value=s.new_queue.get("name", ""),
+                    on_change=lambda v: s.set_new_queue("name", v),
+                    width=rx.breakpoints(initial="100%", sm="14em"),
+                ),
+                rx.select.root(
+                    rx.select.trigger(placeholder="Suite run", aria_label="Suite run"),
+                    rx.select.content(
+                        rx.foreach(
+                            s.suite_runs, lambda r: rx.select.item(r["label"], value=r["id"])
+                        )
+                    ),
+                    value=s.new_queue.get("run", ""),
+                    on_change=lambda v: s.set_new_queue("run", v),
+                ),
+                rx.input(
+                    aria_label="Reviews per item",
+                    type="number",
+                    min=1,
+                    max=20,
+                    value=s.new_queue.get("k", "2"),
+                    on_change=lambda v: s.set_new_queue("k", v),
+                    width="5em",
+                ),
+                rx.button(
+                    rx.icon("list-checks", size=14),
+                    "Create queue",
+                    on_click=s.create_queue,
+                    data_testid="create-queue",
+                ),
+                spacing="2",
+                wrap="wrap",
+                align="center",
+            ),
+            rx.hstack(
+                rx.text("Reviewers:", size="2"),
+                rx.foreach(s.users, _reviewer_pick),
+                spacing="3",
+                wrap="wrap",
+                align="center",
+            ),
+            rx.cond(
+                s.review_queues.length() > 0,
+                _table(
+                    (("name", "Queue"), ("k", "k"), ("progress", "Progress")),
+                    s.review_queues,
+                    "review-queues",
+                    ("", _queue_actions),
+                ),
+            ),
+            rx.cond(s.agreement_of != "", _agreement()),
+            width="100%",
+        ),
+        width="100%",
+    )
+
+
 def _revoke(row: rx.Var) -> rx.Component:
     return rx.cond(
         row["state"] == "live",
@@ -332,6 +472,7 @@ def admin_page() -> rx.Component:
                 rx.vstack(
                     rx.cond(AdminState.is_admin, _models()),
                     rx.cond(AdminState.is_admin, _users()),
+                    rx.cond(AdminState.is_admin, _review_queues()),
                     _tokens(),
                     rx.cond(AdminState.is_admin, _audit()),
                     spacing="4",

@@ -99,6 +99,14 @@ class AdminState(rx.State):
     #: The last connection test per model id: its first tokens and latency, or why it failed.
     probes: dict[str, str] = {}
     probing: str = ""  # the model id under test
+    review_queues: list[dict[str, str]] = []
+    suite_runs: list[dict[str, str]] = []
+    new_queue: dict[str, str] = {"k": "2"}
+    queue_reviewers: list[str] = []
+    agreement_of: str = ""  # the queue whose agreement is shown
+    agreement: dict[str, str] = {}
+    agreement_rows: list[dict[str, str]] = []
+    agreement_splits: list[dict[str, str]] = []
     _user_id: str = ""
 
     @rx.var
@@ -136,6 +144,7 @@ class AdminState(rx.State):
         tokens = await users.tokens(None if admin else self._user_id)
         self.tokens = [_token_row(t) for t in tokens]
         if admin:
+            await self._queues()
             roster = services().roster
             assert roster is not None
             self.models = [_model_row(i) for i in await roster.items()]
@@ -287,3 +296,96 @@ class AdminState(rx.State):
                 said = f"Failed ({probe.error_code}) after {probe.total_ms} ms: {probe.error}"
             self.probes = {**self.probes, model_id: said}
         self.probing = ""
+
+    # -- review queues -----------------------------------------------------------------------
+
+    async def _queues(self) -> None:
+        review = services().review
+        assert review is not None
+        queues = await review.queues(Grant(self._user_id, "admin"))
+        self.review_queues = [
+            {
+                "id": str(q["id"]),
+                "name": q["name"],
+                "k": str(q["k"]),
+                "progress": f"{q['complete']} of {q['items']} with all their reviews",
+            }
+            for q in queues
+        ]
+        runs = (await services().suites.recent()).runs
+        self.suite_runs = [
+            {"id": r.run_id, "label": f"{r.suite} · {r.created_at:%b %d %H:%M} · {r.total} prompts"}
+            for r in runs
+            if r.status == "done"
+        ]
+
+    @rx.event
+    def set_new_queue(self, field: str, value: str) -> None:
+        self.new_queue = {**self.new_queue, field: value}
+
+    @rx.event
+    def toggle_reviewer(self, user_id: str, on: bool) -> None:
+        chosen = set(self.queue_reviewers)
+        chosen = chosen | {user_id} if on else chosen - {user_id}
+        self.queue_reviewers = [u["id"] for u in self.users if u["id"] in chosen]
+
+    @rx.event
+    async def create_queue(self) -> None:
+        self.notice = ""
+        admin = await self._admin()
+        if admin is None:
+            return
+        form = self.new_queue
+        k = form.get("k", "2")
+        body: dict[str, Any] = {
+            "name": form.get("name", ""),
+            "k": int(k) if k.isdigit() else k,
+            "reviewers": self.queue_reviewers,
+            "source": {"suiteRun": form.get("run", "")}
+            if form.get("run")
+            else {"rounds": {"limit": 50}},
+        }
+        try:
+            await services().review.create(body, admin.actor)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.notice = exc.message
+            return
+        self.new_queue, self.queue_reviewers = {"k": "2"}, []
+        await self._refresh()
+
+    @rx.event
+    async def show_agreement(self, queue_id: str) -> None:
+        if await self._admin() is None:
+            return
+        result = await services().review.agreement(queue_id)  # type: ignore[union-attr]
+        a = result.agreement
+
+        def pct(share: Any) -> str:
+            return "—" if share.rate is None else f"{share.rate:.0%} of {share.of}"
+
+        self.agreement_of = queue_id
+        self.agreement = {
+            "name": result.queue["name"],
+            "kappa": "—" if a.kappa is None else f"{a.kappa:.2f}",
+            "interval": "" if a.kappa_low is None else f"[{a.kappa_low:.2f}, {a.kappa_high:.2f}]",
+            "items": str(a.items),
+            "observed": "—" if a.observed is None else f"{a.observed:.0%}",
+        }
+        self.agreement_rows = [
+            {
+                "reviewer": result.labels.get(r.reviewer_id, r.reviewer_id),
+                "verdicts": str(r.verdicts),
+                "majority": pct(r.with_majority),
+                "judge": pct(r.with_judge),
+                "people": pct(r.with_people),
+            }
+            for r in a.reviewers
+        ]
+        self.agreement_splits = [
+            {
+                "position": str(sp.position),
+                "votes": ", ".join(f"{v} {n}" for v, n in sp.votes.items() if n),
+                "agreement": f"{sp.agreement:.0%}",
+            }
+            for sp in a.splits
+        ]
