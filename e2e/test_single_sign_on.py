@@ -369,6 +369,12 @@ async def test_the_admin_console_changes_a_role_and_makes_and_revokes_a_token(
     await expect(role_change).to_contain_text("carol@example.com")  # the target, not its id
     await expect(audit).to_contain_text("token create")
     await expect(audit.get_by_role("row").filter(has_text="model add")).to_contain_text("Mock Echo")
+    await alice.get_by_text("Settings in force").click()
+    settings = alice.get_by_test_id("settings")
+    await expect(
+        settings.get_by_role("row").filter(has_text="ARENA_OIDC_CLIENT_SECRET")
+    ).to_contain_text("(set)")
+    assert CLIENT_SECRET not in await alice.content()
     await screenshot(alice, "admin-console")
 
     async with httpx.AsyncClient(base_url=sso_product.url, timeout=30) as client:

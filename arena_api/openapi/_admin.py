@@ -90,6 +90,16 @@ ADMIN_OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "get",
+        "/api/admin/settings",
+        "listSettingsInForce",
+        "Every setting in force and where it came from, secrets masked",
+        "admin",
+        {"200": json_answer("The settings, as parsed at start.", "SettingsList")},
+        errors=(403,),
+        description=_ADMIN_ONLY,
+    ),
+    Operation(
+        "get",
         "/api/admin/models",
         "listRosterModels",
         "The roster: every model, its status and where it came from, and the providers",

@@ -41,6 +41,7 @@ __all__ = [
     "ModelEdited",
     "ModelProbe",
     "RosterList",
+    "SettingsList",
     "ChatCompletionChunk",
     "CreateTokenRequest",
     "CreatedToken",
@@ -346,6 +347,18 @@ class VerdictRequest(_Snake):
 
 class VerdictRecorded(_Snake):
     ok: Literal[True]
+
+
+class SettingView(_Snake):
+    name: str
+    value: str = Field(description="As parsed; a secret shows only that it is set.")
+    source: Literal["env", "default"]
+    group: str
+    secret: bool
+
+
+class SettingsList(_Snake):
+    settings: list[SettingView]
 
 
 class AuditEntryView(_Camel):

@@ -51,6 +51,7 @@ _MODELS: tuple[tuple[Any, JsonSchemaMode], ...] = (  # model classes and TypedDi
     (bodies.CreatedToken, "serialization"),
     (bodies.AuditPage, "serialization"),
     (bodies.RosterList, "serialization"),
+    (bodies.SettingsList, "serialization"),
     (bodies.AddModelRequest, "validation"),
     (bodies.EditModelRequest, "validation"),
     (bodies.ModelAdded, "serialization"),

@@ -5,6 +5,7 @@ checks) and a user's own tokens at ``/api/me/tokens`` (a signed-in browser sessi
   ``last_admin`` rather than leave the arena without one).
 * ``GET /api/admin/tokens`` (everyone's), ``DELETE /api/admin/tokens/{id}``.
 * ``GET /api/admin/audit?limit=&before=``: newest first, ``before`` an entry's id to page on.
+* ``GET /api/admin/settings``: every variable in force and where it came from, secrets masked.
 * ``GET /api/admin/models`` (the roster, each model's status and source, and the providers this
   server has), ``POST /api/admin/models``, ``PATCH /api/admin/models/{id}``,
   ``POST /api/admin/models/{id}/test`` (a one-prompt probe: latency and the first tokens).
@@ -28,6 +29,7 @@ from arena_api.core.users import AuditRecord, Grant, Member, TokenInfo, User
 from arena_api.routes._access import CLIENT_KEY, GRANT_KEY
 from arena_api.routes._request import read_json, services_of
 from arena_api.services.roster import RosterAdmin
+from arena_api.services.settings_view import settings_in_force
 from arena_api.services.users import UserAdmin
 
 __all__ = ["routes"]
@@ -222,6 +224,25 @@ async def test_model(request: Request) -> JSONResponse:
     )
 
 
+async def settings_list(request: Request) -> JSONResponse:
+    rows = settings_in_force(services_of(request).settings)
+    return JSONResponse(
+        {
+            "settings": [
+                {
+                    "name": r.name,
+                    "value": r.value,
+                    "source": r.source,
+                    "group": r.group,
+                    "secret": r.secret,
+                }
+                for r in rows
+            ]
+        },
+        headers=_NO_STORE,
+    )
+
+
 async def my_tokens(request: Request) -> JSONResponse:
     user = await _session_user(request)
     tokens = await _users(request).tokens(user.id)
@@ -257,6 +278,7 @@ routes: list[BaseRoute] = [
         name="admin_revoke_token",
     ),
     Route("/api/admin/audit", audit_log, methods=["GET"], name="admin_audit"),
+    Route("/api/admin/settings", settings_list, methods=["GET"], name="admin_settings"),
     Route("/api/admin/models", list_models, methods=["GET"], name="admin_models"),
     Route("/api/admin/models", add_model, methods=["POST"], name="admin_add_model"),
     Route("/api/admin/models/{model_id}", edit_model, methods=["PATCH"], name="admin_edit_model"),

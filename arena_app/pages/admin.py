@@ -319,6 +319,27 @@ def _review_queues() -> rx.Component:
     )
 
 
+def _settings() -> rx.Component:
+    return rx.card(
+        rx.el.details(
+            rx.el.summary(rx.heading("Settings in force", size="3", as_="span")),
+            rx.text(
+                "As this server read them at start: set in the environment or the default. "
+                "Secrets show only that they are set. Change them in the environment and "
+                "restart (docs/configuration.md).",
+                size="2",
+                color_scheme="gray",
+            ),
+            _table(
+                (("name", "Variable"), ("value", "Value"), ("source", "From")),
+                AdminState.settings,
+                "settings",
+            ),
+        ),
+        width="100%",
+    )
+
+
 def _revoke(row: rx.Var) -> rx.Component:
     return rx.cond(
         row["state"] == "live",
@@ -475,6 +496,7 @@ def admin_page() -> rx.Component:
                     rx.cond(AdminState.is_admin, _review_queues()),
                     _tokens(),
                     rx.cond(AdminState.is_admin, _audit()),
+                    rx.cond(AdminState.is_admin, _settings()),
                     spacing="4",
                     width="100%",
                 ),

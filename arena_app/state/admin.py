@@ -15,6 +15,7 @@ import reflex as rx
 from arena_api.core.errors import ArenaError
 from arena_api.core.models import RosterItem
 from arena_api.core.users import SCOPES, AuditRecord, Grant, TokenInfo, User
+from arena_api.services.settings_view import settings_in_force
 from arena_app.backend import services
 
 _PAGE = 100
@@ -99,6 +100,7 @@ class AdminState(rx.State):
     #: The last connection test per model id: its first tokens and latency, or why it failed.
     probes: dict[str, str] = {}
     probing: str = ""  # the model id under test
+    settings: list[dict[str, str]] = []
     review_queues: list[dict[str, str]] = []
     suite_runs: list[dict[str, str]] = []
     new_queue: dict[str, str] = {"k": "2"}
@@ -145,6 +147,10 @@ class AdminState(rx.State):
         self.tokens = [_token_row(t) for t in tokens]
         if admin:
             await self._queues()
+            self.settings = [
+                {"name": r.name, "value": r.value, "source": r.source}
+                for r in settings_in_force(services().settings)
+            ]
             roster = services().roster
             assert roster is not None
             self.models = [_model_row(i) for i in await roster.items()]

@@ -431,3 +431,26 @@ async def test_a_signed_in_persons_votes_carry_them_and_stop_at_the_daily_cap(
     rows = [json.loads(line) for line in export.text.splitlines()]
     users = [r["user"] for r in rows]
     assert users[0] == users[1] and users[0] not in (None, vic.id) and users[2] is None
+
+
+async def test_the_settings_in_force_show_where_they_came_from_and_never_a_secret(
+    arena: Arena, user: UserMaker
+) -> None:
+    ada, vic = await user("ada", "admin"), await user("vic", "voter")
+    async with Person(arena, ada) as a, Person(arena, vic) as v:
+        listed = await a.client.get("/api/admin/settings")
+        refused = await v.client.get("/api/admin/settings")
+
+    rows = {r["name"]: r for r in listed.json()["settings"]}
+    assert rows["ARENA_API_TOKENS"] == {
+        "name": "ARENA_API_TOKENS",
+        "value": "1 set",
+        "source": "env",
+        "group": "app",
+        "secret": True,
+    }
+    assert rows["MATCHUP_TOKEN_SECRET"]["value"] == "•••••• (set)"
+    assert rows["ARENA_OIDC_ISSUER"]["value"] == SSO["ARENA_OIDC_ISSUER"]
+    assert rows["ARENA_USER_VOTE_CAP"] == {**rows["ARENA_USER_VOTE_CAP"], "source": "default"}
+    assert STATIC not in listed.text and "test-secret-of-sufficient-length" not in listed.text
+    assert refused.status_code == 403
