@@ -218,6 +218,7 @@ ADMIN_OPERATIONS: tuple[Operation, ...] = (
         "Your API tokens",
         "access",
         {"200": json_answer("Your tokens, newest first.", "TokenList")},
+        errors=(403,),
         description=_OWN,
     ),
     Operation(

@@ -34,6 +34,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from arena_api.core.records import VOTES
 from arena_api.protocols import PROTOCOLS
 from tests.integration.arena_harness import serve_arena
+from tests.integration.test_oidc_client import FakeProvider
+from tests.support import ServerThread, free_port
 
 #: Generated requests per operation: each body schema's branches are reached within seconds.
 MAX_EXAMPLES = 25
@@ -183,12 +185,40 @@ def _private_flows(run: Runner) -> None:
     run.run("POST", "/logout", headers={**session, "X-CSRF-Token": signed["csrfToken"]})
 
 
+def _team_flows(run: Runner) -> None:
+    """A team arena's own operations, as an admin's token calls them."""
+    run.run("GET", "/api/admin/users")
+    run.run("GET", "/api/admin/settings")
+    models = run.run("GET", "/api/admin/models").json()["models"]
+    run.run(
+        "POST", "/api/admin/models/{model_id}/test", path_parameters={"model_id": models[0]["id"]}
+    )
+    run.run(
+        "PATCH",
+        "/api/admin/models/{model_id}",
+        path_parameters={"model_id": models[0]["id"]},
+        body={"prices": [1, 2]},
+    )
+    run.run(
+        "POST",
+        "/api/admin/models",
+        body={"displayName": "Extra", "provider": "mock", "providerModelId": "mock-extra"},
+    )
+    run.run("GET", "/api/review/queues")
+    run.run("GET", "/api/admin/audit", query={"limit": 5})
+    run.run("GET", "/api/me/tokens")  # a token makes no tokens: 403 session_required
+
+
 def _exercise(
-    document: dict[str, Any], base_url: str, *, private: bool = False
+    document: dict[str, Any], base_url: str, *, private: bool = False, token: str | None = None
 ) -> tuple[list[str], list[str]]:
     with requests.Session() as session:
         runner = Runner(document, base_url, session)
-        (_private_flows if private else _real_flows)(runner)
+        if token is not None:
+            session.headers["Authorization"] = f"Bearer {token}"
+            _team_flows(runner)
+        else:
+            (_private_flows if private else _real_flows)(runner)
         ran = runner.generate()
     return ran, runner.failures
 
@@ -226,6 +256,31 @@ async def test_a_private_arena_answers_as_its_document_says(
 
     assert answer.status_code == 200
     assert ran
+    assert not failures, "\n\n".join(failures)
+
+
+async def test_a_team_arena_answers_as_its_document_says_to_an_admins_token(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    """Single sign-on on and an admin's token on every call: the admin, review and token
+    operations answer past the edge, to generated bodies and ids."""
+    port = free_port()
+    provider = FakeProvider(port)  # its discovery and keys: the sign-in starts for real
+    with ServerThread(provider.app(), port):
+        async with serve_arena(
+            db,
+            database_url,
+            tmp_path,
+            ARENA_API_TOKENS=TOKEN,
+            ARENA_OIDC_ISSUER=provider.issuer,
+            ARENA_OIDC_CLIENT_ID="arena",
+            ARENA_JOIN_WINDOW_MS="50",
+        ) as arena:
+            document = (await arena.client.get("/openapi.json")).json()
+
+            ran, failures = await asyncio.to_thread(_exercise, document, arena.url, token=TOKEN)
+
+    assert len(ran) == sum(len(item) for item in document["paths"].values())
     assert not failures, "\n\n".join(failures)
 
 
