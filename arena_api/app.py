@@ -143,6 +143,7 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
                 tokens=tuple(t.reveal().encode() for t in edge.api_tokens),
                 sessions=edge.passphrase is not None or edge.oidc_issuer is not None,
                 users=edge.oidc_issuer is not None,
+                anonymous=edge.oidc_issuer is not None and edge.oidc_anonymous,
             ),
             Middleware(RateLimits),
             Middleware(BackendUrlRewrite),

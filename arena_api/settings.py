@@ -537,6 +537,14 @@ SETTINGS: tuple[Setting, ...] = (
         attr="oidc_role_claim",
     ),
     _setting(
+        "ARENA_OIDC_ANONYMOUS",
+        "0",
+        "With single sign-on: people may also play and vote without signing in, as anonymous "
+        "voters (the admin console, review queues and API tokens still need a sign-in).",
+        _boolean(),
+        attr="oidc_anonymous",
+    ),
+    _setting(
         "ARENA_USER_VOTE_CAP",
         "0",
         "The most votes one signed-in person may cast in a day (rolling 24 hours); past it a "
@@ -1084,6 +1092,7 @@ class Settings:
     oidc_allowed_domains: tuple[str, ...]
     oidc_role_claim: str | None
     oidc_admin_values: tuple[str, ...]
+    oidc_anonymous: bool
     user_vote_cap: int
     oidc_reviewer_values: tuple[str, ...]
     shutdown_grace_s: float

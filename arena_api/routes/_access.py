@@ -16,7 +16,9 @@ the ``arena_csrf`` cookie and the ``X-CSRF-Token`` header.
 
 Always open: ``/health``, ``/openapi.json``, the login and logout pages, the sign-in's
 ``/auth/oidc/start`` and ``/auth/oidc/callback``, Reflex's ``/ping`` and ``/_health``;
-``/metrics`` and ``/_arena/drain`` check their own tokens.
+``/metrics`` and ``/_arena/drain`` check their own tokens. With ``ARENA_OIDC_ANONYMOUS`` a
+request without a session passes too, as in an open arena, except to the admin and review
+routes.
 
 A refusal is a JSON 401 (``unauthorized``: no credentials; ``invalid_api_token``;
 ``login_required``: no live session) or 403 (``csrf_failed``); an AG-UI chat request gets it
@@ -111,12 +113,15 @@ class AccessControl:
         tokens: tuple[bytes, ...] = (),
         sessions: bool = False,
         users: bool = False,
+        anonymous: bool = False,
     ) -> None:
-        """``users``: people sign in with OpenID Connect, so their API tokens are honoured."""
+        """``users``: people sign in with OpenID Connect, so their API tokens are honoured;
+        ``anonymous``: those who do not sign in may still play and vote."""
         self.app = app
         self.tokens = tokens
         self.sessions = sessions
         self.users = users
+        self.anonymous = anonymous
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
@@ -173,6 +178,10 @@ class AccessControl:
         access: AccessService = services.access
         cookies = read_cookies(headers)
         session = access.session(cookies.get(SESSION_COOKIE))
+        if session is None and self.anonymous and path not in _TOKEN_ONLY:
+            if required_role(path) is None:  # an anonymous voter, as in an open arena
+                await self.app(scope, receive, send)
+                return
         if session is None:
             if not is_api and scope["type"] == "http" and _wants_page(scope, headers):
                 await _login_redirect(scope)(scope, receive, send)

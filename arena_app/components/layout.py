@@ -64,9 +64,13 @@ def layout(*children: rx.Component) -> rx.Component:
             ),
             rx.spacer(),
             rx.cond(
-                AccessState.private,
-                # A full page load: /logout is the server's page, not one of the UI's routes.
-                rx.link("Sign out", href="/logout", reload_document=True, size="2"),
+                AccessState.anonymous,
+                rx.link("Sign in", href="/login", reload_document=True, size="2"),
+                rx.cond(
+                    AccessState.private,
+                    # A full page load: /logout is the server's page, not one of the UI's routes.
+                    rx.link("Sign out", href="/logout", reload_document=True, size="2"),
+                ),
             ),
             rx.color_mode.button(
                 aria_label="Switch between light and dark", data_testid="theme-toggle"

@@ -12,6 +12,8 @@ class AccessState(rx.State):
     private: bool = False
     #: The signed-in user's role now (``""``: none, or a passphrase session).
     role: str = ""
+    #: Nobody is signed in on a page that lets them play anyway (``ARENA_OIDC_ANONYMOUS``).
+    anonymous: bool = False
 
     @rx.event
     async def check(self) -> None:
@@ -22,3 +24,4 @@ class AccessState(rx.State):
         if session is not None and session.user_id is not None and users is not None:
             role = await users.current_role(session.user_id)
         self.role = role or ""
+        self.anonymous = self.private and session is None

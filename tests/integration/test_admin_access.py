@@ -454,3 +454,25 @@ async def test_the_settings_in_force_show_where_they_came_from_and_never_a_secre
     assert rows["ARENA_USER_VOTE_CAP"] == {**rows["ARENA_USER_VOTE_CAP"], "source": "default"}
     assert STATIC not in listed.text and "test-secret-of-sufficient-length" not in listed.text
     assert refused.status_code == 403
+
+
+async def test_with_anonymous_voting_on_anyone_plays_and_votes_but_the_rest_needs_a_sign_in(
+    db: AsyncEngine, database_url: str, tmp_path: Path
+) -> None:
+    async with serve_arena(db, database_url, tmp_path, ARENA_OIDC_ANONYMOUS="1", **SSO) as arena:
+        response, frames = await arena.chat()
+        started = next(d for e, d in frames if e == "matchup_started")
+        voted = await arena.vote(started)
+        board = await arena.client.get("/api/arena/leaderboard")
+        admin = await arena.client.get("/api/admin/users")
+        review = await arena.client.get("/api/review/queues")
+        tokens = await arena.client.get("/api/me/tokens")
+        export = await arena.client.get("/api/arena/export")
+        owner = await arena.scalar("SELECT user_id FROM preferences")
+
+    assert (response.status_code, voted.status_code, board.status_code) == (200, 200, 200)
+    assert owner is None  # an anonymous vote names nobody
+    assert admin.status_code == 401 and _code(admin) == "login_required"
+    assert review.status_code == 401
+    assert tokens.status_code == 401 and _code(tokens) == "login_required"
+    assert export.status_code in (401, 403)
