@@ -9,7 +9,6 @@ allowed email domain. Chromium goes through the provider's own login and consent
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import re
 import shutil
@@ -25,12 +24,11 @@ from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from e2e.conftest import screenshot
 from e2e.test_arena_ui import STREAM_TIMEOUT, _ask, _wait_votable
-from tests.support import ROOT, ProductProcess, free_port
+from tests.support import ROOT, ProductProcess, free_port, npm_ci
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PROVIDER = ROOT / "e2e" / "oidc"
-STAMP = PROVIDER / "node_modules" / ".arena-lock-sha256"
 CLIENT_ID, CLIENT_SECRET = "arena", "arena-client-secret-for-tests"
 ACCOUNTS: dict[str, dict[str, Any]] = {
     "alice": {
@@ -59,21 +57,6 @@ if shutil.which("node") is None:
     pytest.skip("Node.js runs the OpenID provider of these tests", allow_module_level=True)
 
 
-def _installed() -> Path:
-    lock = hashlib.sha256((PROVIDER / "package-lock.json").read_bytes()).hexdigest()
-    if not STAMP.exists() or STAMP.read_text().strip() != lock:
-        npm = shutil.which("npm")
-        assert npm is not None, "npm installs e2e/oidc (node is installed)"
-        subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=PROVIDER,
-            check=True,
-            timeout=600,
-        )
-        STAMP.write_text(lock)
-    return PROVIDER
-
-
 @contextlib.contextmanager
 def _provider(port: int, redirect_uri: str, log: Path) -> Iterator[str]:
     job = {
@@ -90,7 +73,7 @@ def _provider(port: int, redirect_uri: str, log: Path) -> Iterator[str]:
     with log.open("ab") as out:
         process = subprocess.Popen(
             ["node", "provider.mjs", json.dumps(job)],
-            cwd=_installed(),
+            cwd=npm_ci(PROVIDER),
             stdout=subprocess.PIPE,
             stderr=out,
         )

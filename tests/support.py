@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import hashlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -61,6 +63,25 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def npm_ci(folder: Path) -> Path:
+    """``folder`` with the packages its ``package-lock.json`` locks installed: ``npm ci`` when
+    ``node_modules`` is missing or was installed from another lock (a stamp of the lock's
+    SHA-256 says which)."""
+    stamp = folder / "node_modules" / ".arena-lock-sha256"
+    lock = hashlib.sha256((folder / "package-lock.json").read_bytes()).hexdigest()
+    if not stamp.exists() or stamp.read_text().strip() != lock:
+        npm = shutil.which("npm")
+        assert npm is not None, f"npm is needed to install {folder} (node is installed)"
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder,
+            check=True,
+            timeout=600,
+        )
+        stamp.write_text(lock)
+    return folder
 
 
 def free_port() -> int:

@@ -10,7 +10,6 @@ script prints one JSON verdict, which these tests assert.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import shutil
 import subprocess
@@ -27,10 +26,9 @@ from tests.integration.protocols._faults import (
     failing_vendor,
     responses_table_away,
 )
-from tests.support import ROOT
+from tests.support import ROOT, npm_ci
 
 CLIENTS = ROOT / "e2e" / "clients"
-STAMP = CLIENTS / "node_modules" / ".arena-lock-sha256"
 NODE = shutil.which("node")
 
 pytestmark = pytest.mark.skipif(
@@ -60,18 +58,7 @@ RUN_ERROR_VERDICTS: dict[str, dict[str, Any]] = {
 @pytest.fixture(scope="session")
 def node_clients() -> Path:
     """``e2e/clients`` with its locked dependencies installed (``npm ci`` when stale)."""
-    lock = hashlib.sha256((CLIENTS / "package-lock.json").read_bytes()).hexdigest()
-    if not STAMP.exists() or STAMP.read_text().strip() != lock:
-        npm = shutil.which("npm")
-        assert npm is not None, "npm is needed to install e2e/clients (node is installed)"
-        subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=CLIENTS,
-            check=True,
-            timeout=600,
-        )
-        STAMP.write_text(lock)
-    return CLIENTS
+    return npm_ci(CLIENTS)
 
 
 def _run(clients: Path, client: str, arena: Arena, scenario: str) -> dict[str, Any]:
