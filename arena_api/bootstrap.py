@@ -323,6 +323,8 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             )
         stack.push_async_callback(suites.close)
         directory = PostgresUsers(pool)
+        review = ReviewService(PostgresReview(pool), directory, arena.reasons, arena)
+        stack.push_async_callback(review.close)
         access = AccessService(
             passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),
             secret=secret,
@@ -351,7 +353,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             identity=_identity(settings, access, directory, secret),
             users=UserAdmin(directory),
             roster=RosterAdmin(PostgresRoster(pool), providers),
-            review=ReviewService(PostgresReview(pool), directory, arena.reasons),
+            review=review,
         )
 
 

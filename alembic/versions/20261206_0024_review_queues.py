@@ -1,6 +1,7 @@
 """expert review queues: rounds reviewed blind by named reviewers, k reviews an item
 
-``review_queues`` (a name, how many reviews each item needs, where its rounds came from),
+``review_queues`` (a name, how many reviews each item needs, where its rounds came from, how
+many of its rounds are still being played when it was made from a list of prompts),
 ``review_queue_reviewers`` (who reviews it), ``review_items`` (its rounds, in order) and
 ``review_verdicts`` (one per reviewer and item: the vote, reasons, a comment).
 
@@ -43,6 +44,7 @@ def upgrade() -> None:
         sa.Column("name", sa.Text, nullable=False),
         sa.Column("reviews_per_item", sa.Integer, nullable=False),
         sa.Column("source", JSONB, nullable=False),
+        sa.Column("pending", sa.Integer, nullable=False, server_default=sa.text("0")),
         _uuid("created_by", nullable=True),
         sa.Column(
             "created_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()
@@ -56,6 +58,7 @@ def upgrade() -> None:
         sa.CheckConstraint(
             "reviews_per_item BETWEEN 1 AND 20", name=op.f("review_queues_reviews_per_item_check")
         ),
+        sa.CheckConstraint("pending >= 0", name=op.f("review_queues_pending_check")),
     )
     op.create_table(
         "review_queue_reviewers",

@@ -40,7 +40,7 @@ class ReviewerProgress(dict[str, Any]):
 
 
 _QUEUES = """
-SELECT q.id, q.name, q.reviews_per_item AS k, q.created_at,
+SELECT q.id, q.name, q.reviews_per_item AS k, q.created_at, q.pending,
        (SELECT count(*) FROM review_items i WHERE i.queue_id = q.id) AS items,
        (SELECT count(*) FROM review_items i WHERE i.queue_id = q.id
            AND (SELECT count(*) FROM review_verdicts v
@@ -180,17 +180,21 @@ class PostgresReview:
         reviewers: Sequence[str],
         matchups: Sequence[uuid.UUID],
         actor: Actor,
+        pending: int = 0,
     ) -> uuid.UUID:
+        """A new queue of ``matchups``; ``pending`` rounds more to come (``add_round``)."""
         queue_id = uuid.uuid4()
         async with self._pool.acquire() as conn, conn.transaction():
             await conn.execute(
-                "INSERT INTO review_queues (id, name, reviews_per_item, source, created_by) "
-                "VALUES ($1, $2, $3, $4::jsonb, $5)",
+                "INSERT INTO review_queues "
+                "(id, name, reviews_per_item, source, created_by, pending) "
+                "VALUES ($1, $2, $3, $4::jsonb, $5, $6)",
                 queue_id,
                 name,
                 k,
                 json.dumps(source),
                 None if actor.id is None else uuid.UUID(actor.id),
+                pending,
             )
             await conn.executemany(
                 "INSERT INTO review_queue_reviewers (queue_id, user_id) VALUES ($1, $2)",
@@ -217,6 +221,26 @@ class PostgresReview:
                 ),
             )
         return queue_id
+
+    async def add_round(
+        self, queue_id: uuid.UUID, position: int, matchup_id: uuid.UUID | None
+    ) -> None:
+        """One of the queue's pending rounds was played: its item (none when it failed), and
+        one round less to come."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            if matchup_id is not None:
+                await conn.execute(
+                    "INSERT INTO review_items (id, queue_id, position, matchup_id) "
+                    "VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    uuid.uuid4(),
+                    queue_id,
+                    position,
+                    matchup_id,
+                )
+            await conn.execute(
+                "UPDATE review_queues SET pending = greatest(pending - 1, 0) WHERE id = $1",
+                queue_id,
+            )
 
     async def queues(self, reviewer_id: str | None) -> list[QueueRow]:
         """Every queue (``None``), or the ones ``reviewer_id`` reviews, newest first."""

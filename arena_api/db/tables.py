@@ -921,11 +921,15 @@ review_queues = Table(
     Column("id", UUID(as_uuid=True), primary_key=True),
     Column("name", Text, nullable=False),
     Column("reviews_per_item", Integer, nullable=False),
-    #: Where its rounds came from: ``{"suiteRun": id}`` or ``{"rounds": {filters}}``.
+    #: Where its rounds came from: ``{"suiteRun": id}``, ``{"rounds": {filters}}`` or
+    #: ``{"prompts": [...]}``.
     Column("source", JSONB, nullable=False),
+    #: Rounds still being played for it (made from a list of prompts).
+    Column("pending", Integer, nullable=False, server_default=text("0")),
     Column("created_by", UUID(as_uuid=True), ForeignKey("users.id", ondelete="SET NULL")),
     _created_at(),
     CheckConstraint("reviews_per_item BETWEEN 1 AND 20", name="reviews_per_item"),
+    CheckConstraint("pending >= 0", name="pending"),
 )
 """An expert review queue: rounds that named reviewers vote on blind, k reviews an item."""
 

@@ -251,6 +251,19 @@ class QueueSource(_Camel):
     rounds: RoundsSource | SkipJsonSchema[None] = Field(
         default=None, description="Stored rounds, newest first."
     )
+    prompts: list[str] | SkipJsonSchema[None] = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="Prompts to play now as blind rounds, in the background (`pending` counts "
+        "down); a round that fails is left out.",
+    )
+    models: list[str] | SkipJsonSchema[None] = Field(
+        default=None,
+        min_length=2,
+        max_length=2,
+        description="With prompts: the two models that answer them (else drawn per prompt).",
+    )
 
 
 class CreateQueueRequest(_Snake):
@@ -270,6 +283,7 @@ class QueueView(_Camel):
     k: int
     items: int
     complete: int = Field(description="Items with k reviews.")
+    pending: int = Field(description="Rounds still being played for it (from prompts).")
     yours: int = Field(description="Items you reviewed or passed.")
     created_at: str
 

@@ -70,6 +70,7 @@ def _queue(row: Any) -> dict[str, Any]:
         "k": row["k"],
         "items": row["items"],
         "complete": row["complete"],
+        "pending": row["pending"],
         "yours": row["mine"],
         "createdAt": row["created_at"].isoformat(),
     }

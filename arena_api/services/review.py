@@ -10,22 +10,30 @@ agreement). A reviewer's verdict is one of the arena's votes, with optional reas
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from arena_api.core.errors import ArenaError, InvalidRequest, NotFound
+from arena_api.core.errors import ArenaError, InvalidRequest, NotFound, ShuttingDown
+from arena_api.core.models import ModelEntry
 from arena_api.core.reasons import VoteReasons
+from arena_api.core.requests import ChatRequest, parse_command
 from arena_api.core.review import Agreement, ItemVerdicts, queue_agreement
 from arena_api.core.sides import VOTES
 from arena_api.core.users import Actor, Grant, Member
+from arena_api.services.rounds import RoundOptions
 
 __all__ = ["ReviewService", "ReviewStore"]
 
 _MAX_ITEMS = 1000
 _MAX_COMMENT = 2000
+_MAX_PROMPTS = 200
+_log = logging.getLogger(__name__)
 
 
 class ReviewStore(Protocol):
@@ -48,7 +56,12 @@ class ReviewStore(Protocol):
         reviewers: Sequence[str],
         matchups: Sequence[uuid.UUID],
         actor: Actor,
+        pending: int = 0,
     ) -> uuid.UUID: ...
+
+    async def add_round(
+        self, queue_id: uuid.UUID, position: int, matchup_id: uuid.UUID | None
+    ) -> None: ...
 
     async def queues(self, reviewer_id: str | None) -> list[Any]: ...
 
@@ -76,6 +89,20 @@ class ReviewStore(Protocol):
 
 class Members(Protocol):
     async def members(self) -> list[Member]: ...
+
+
+class Rounds(Protocol):
+    """How a queue made of prompts gets its rounds: ``services.rounds.ArenaService``."""
+
+    async def playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]: ...
+
+    async def start_round(
+        self,
+        request: ChatRequest,
+        *,
+        x_arena: str | None = None,
+        options: RoundOptions | None = None,
+    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -108,10 +135,19 @@ def _forbidden() -> ArenaError:
 
 
 class ReviewService:
-    def __init__(self, store: ReviewStore, members: Members, reasons: VoteReasons) -> None:
+    def __init__(
+        self,
+        store: ReviewStore,
+        members: Members,
+        reasons: VoteReasons,
+        rounds: Rounds | None = None,
+    ) -> None:
+        """``rounds`` plays the rounds of a queue made from a list of prompts."""
         self._store = store
         self._members = members
         self._reasons = reasons
+        self._rounds_source = rounds
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def create(self, body: Mapping[str, Any], actor: Actor) -> uuid.UUID:
         """A queue from ``body``: ``name``, ``k``, ``reviewers`` (user ids, reviewers or
@@ -144,6 +180,15 @@ class ReviewService:
                 f"{k} reviews an item need at least {k} reviewers", details={"reviewers": []}
             )
         source = body.get("source")
+        if isinstance(source, dict) and "prompts" in source:
+            prompts, pair = await self._prompts(source)
+            queue_id = await self._store.create(
+                name.strip(), k, dict(source), reviewers, [], actor, pending=len(prompts)
+            )
+            task = asyncio.create_task(self._play(queue_id, prompts, pair))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return queue_id
         matchups = await self._rounds(source)
         if not matchups:
             raise ArenaError(
@@ -152,6 +197,76 @@ class ReviewService:
                 code="no_rounds",
             )
         return await self._store.create(name.strip(), k, dict(source), reviewers, matchups, actor)  # type: ignore[arg-type]
+
+    async def _prompts(
+        self, source: Mapping[str, Any]
+    ) -> tuple[list[str], tuple[ModelEntry, ModelEntry] | None]:
+        """A list of prompts' source: the prompts, and the pair of models that answers them
+        (``models``, two ids of playable models) or none (the matchmaker draws per prompt)."""
+        if set(source) - {"prompts", "models"}:
+            raise InvalidRequest("source takes prompts and models", details={"source": ["keys"]})
+        prompts = source.get("prompts")
+        if (
+            not isinstance(prompts, list)
+            or not 0 < len(prompts) <= _MAX_PROMPTS
+            or not all(isinstance(p, str) and 0 < len(p.strip()) <= 20_000 for p in prompts)
+        ):
+            raise InvalidRequest(
+                f"prompts must be 1 to {_MAX_PROMPTS} texts of 1 to 20,000 characters",
+                details={"prompts": ["texts"]},
+            )
+        if self._rounds_source is None:  # pragma: no cover - bootstrap always passes it
+            raise ArenaError("Rounds cannot be played here", status=503, code="starting")
+        pair = None
+        models = source.get("models")
+        if models is not None:
+            if not isinstance(models, list) or len(models) != 2:
+                raise InvalidRequest("models must be two model ids", details={"models": ["pair"]})
+            roster = {str(m.id): m for m in await self._rounds_source.playable_roster()}
+            chosen = [roster.get(str(m)) for m in models]
+            if None in chosen or chosen[0] == chosen[1]:
+                raise InvalidRequest(
+                    "models must be two different models that can answer now",
+                    details={"models": ["playable"]},
+                )
+            pair = (chosen[0], chosen[1])
+        return [p.strip() for p in prompts], pair  # type: ignore[return-value]
+
+    async def _play(
+        self, queue_id: uuid.UUID, prompts: list[str], pair: tuple[ModelEntry, ModelEntry] | None
+    ) -> None:
+        """Play each prompt as a headless blind round, in order; a round whose answers both
+        came becomes an item (a failed one is left out), and the queue counts down."""
+        assert self._rounds_source is not None
+        for position, prompt in enumerate(prompts, start=1):
+            matchup_id = None
+            try:
+                request = parse_command(
+                    ChatRequest, {"prompt": prompt, "sessionId": f"review:{queue_id}"}
+                )
+                round_ = await self._rounds_source.start_round(
+                    request, options=RoundOptions(protocol="review", pair=pair)
+                )
+                failed = False
+                async with contextlib.aclosing(round_.events()) as events:
+                    async for event in events:
+                        failed = failed or getattr(event, "type", "") in ("slot_error", "run_error")
+                if not failed:
+                    matchup_id = uuid.UUID(round_.started.matchup_id)
+            except (asyncio.CancelledError, ShuttingDown):
+                raise
+            except Exception:
+                _log.exception("a review queue's round failed (queue %s)", queue_id)
+            with contextlib.suppress(Exception):
+                await self._store.add_round(queue_id, position, matchup_id)
+
+    async def close(self) -> None:
+        """Stop playing queues' rounds (the server stops)."""
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     async def _rounds(self, source: Any) -> list[uuid.UUID]:
         if isinstance(source, dict) and set(source) == {"suiteRun"}:

@@ -255,7 +255,8 @@ def _review_queues() -> rx.Component:
             rx.heading("Review queues", size="3"),
             rx.text(
                 "Rounds for named reviewers to vote on blind, each item k times; then how much "
-                "they agree. From a finished suite run, or the latest 50 rounds.",
+                "they agree. From a finished suite run, from prompts played now (one per line), "
+                "or else the latest 50 rounds.",
                 size="2",
                 color_scheme="gray",
             ),
@@ -295,6 +296,13 @@ def _review_queues() -> rx.Component:
                 spacing="2",
                 wrap="wrap",
                 align="center",
+            ),
+            rx.text_area(
+                placeholder="Or prompts to play now, one per line",
+                aria_label="Prompts",
+                value=s.new_queue.get("prompts", ""),
+                on_change=lambda v: s.set_new_queue("prompts", v),
+                width="100%",
             ),
             rx.hstack(
                 rx.text("Reviewers:", size="2"),

@@ -314,7 +314,8 @@ class AdminState(rx.State):
                 "id": str(q["id"]),
                 "name": q["name"],
                 "k": str(q["k"]),
-                "progress": f"{q['complete']} of {q['items']} with all their reviews",
+                "progress": f"{q['complete']} of {q['items']} with all their reviews"
+                + (f", {q['pending']} rounds still playing" if q["pending"] else ""),
             }
             for q in queues
         ]
@@ -343,12 +344,15 @@ class AdminState(rx.State):
             return
         form = self.new_queue
         k = form.get("k", "2")
+        prompts = [p.strip() for p in form.get("prompts", "").splitlines() if p.strip()]
         body: dict[str, Any] = {
             "name": form.get("name", ""),
             "k": int(k) if k.isdigit() else k,
             "reviewers": self.queue_reviewers,
             "source": {"suiteRun": form.get("run", "")}
             if form.get("run")
+            else {"prompts": prompts}
+            if prompts
             else {"rounds": {"limit": 50}},
         }
         try:

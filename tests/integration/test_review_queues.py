@@ -211,3 +211,50 @@ async def test_a_queue_refuses_what_it_cannot_be_and_outsiders(
     assert [r.status_code for r in odd] == [400, 400, 400]
     assert ok.status_code == 201
     assert stranger.status_code == 403
+
+
+async def test_a_queue_made_of_prompts_plays_its_rounds_then_is_reviewed(
+    arena: Arena, user: UserMaker
+) -> None:
+    ada, rex = await user("ada", "admin"), await user("rex", "reviewer")
+    async with Person(arena, ada) as a, Person(arena, rex) as x:
+        models = (await a.client.get("/api/admin/models")).json()["models"]
+        pair = [models[0]["id"], models[1]["id"]]
+        made = await a.client.post(
+            "/api/review/queues",
+            json={
+                "name": "Fresh prompts",
+                "k": 1,
+                "reviewers": [rex.id],
+                "source": {"prompts": ["First question?", "Second question?"], "models": pair},
+            },
+        )
+        queue_id = made.json()["id"]
+        for _ in range(200):
+            queue = (await a.client.get(f"/api/review/queues/{queue_id}")).json()["queue"]
+            if queue["pending"] == 0:
+                break
+            await asyncio.sleep(0.05)
+        seen = await _work(x, queue_id, ["left", "right"])
+        bad = [
+            await a.client.post(
+                "/api/review/queues",
+                json={"name": "x", "k": 1, "reviewers": [rex.id], "source": source},
+            )
+            for source in (
+                {"prompts": []},
+                {"prompts": ["   "]},
+                {"prompts": ["ok"], "models": [pair[0], pair[0]]},
+                {"prompts": ["ok"], "extra": 1},
+            )
+        ]
+        models_used = await arena.scalar(
+            "SELECT count(DISTINCT mo) FROM review_items i JOIN matchups m ON m.id = i.matchup_id"
+            ", LATERAL (VALUES (m.slot_a_model_id), (m.slot_b_model_id)) AS s(mo)"
+        )
+
+    assert made.status_code == 201
+    assert (queue["items"], queue["pending"]) == (2, 0)
+    assert [s["item"]["prompt"] for s in seen] == ["First question?", "Second question?"]
+    assert models_used == 2  # the pair asked for, and no other model
+    assert [r.status_code for r in bad] == [400] * 4
