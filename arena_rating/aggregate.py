@@ -355,6 +355,43 @@ async def judge_votes_exist(conn: AsyncConnection) -> bool:
     return bool((await conn.execute(query)).scalar_one())
 
 
+# The reviewers' verdicts per canonical pair (lower model id first): wins of each side, ties.
+_REVIEWER_PAIRS = """
+SELECT least(m.slot_a_model_id, m.slot_b_model_id) AS lo,
+       greatest(m.slot_a_model_id, m.slot_b_model_id) AS hi,
+       count(*) FILTER (WHERE (v.vote = 'left') = (m.slot_a_model_id < m.slot_b_model_id)
+                          AND v.vote IN ('left', 'right')) AS lo_wins,
+       count(*) FILTER (WHERE (v.vote = 'right') = (m.slot_a_model_id < m.slot_b_model_id)
+                          AND v.vote IN ('left', 'right')) AS hi_wins,
+       count(*) FILTER (WHERE v.vote IN ('both_good', 'both_bad')) AS ties
+  FROM review_verdicts v
+  JOIN review_items i ON i.id = v.item_id
+  JOIN matchups m ON m.id = i.matchup_id
+ WHERE v.vote <> 'skip' AND m.slot_a_model_id <> m.slot_b_model_id
+ GROUP BY 1, 2
+"""
+
+
+async def read_reviewer_votes(conn: AsyncConnection) -> AggregatedVotes | None:
+    """The expert reviewers' verdicts in review queues as one board's pair counts (skips
+    apart; every reviewer's verdict counts, as each is a person's judgement); ``None`` when
+    there are none. Review queues are small (a queue holds at most a thousand items)."""
+    rows = (await conn.execute(text(_REVIEWER_PAIRS))).all()
+    if not rows:
+        return None
+    model_ids = tuple(sorted({r.lo for r in rows} | {r.hi for r in rows}))
+    index = {m: i for i, m in enumerate(model_ids)}
+    counts = PairCounts(
+        len(model_ids),
+        np.array([(index[r.lo], index[r.hi]) for r in rows], dtype=np.intp).reshape(-1, 2),
+        np.array([r.lo_wins for r in rows], dtype=np.float64),
+        np.array([r.hi_wins for r in rows], dtype=np.float64),
+        np.array([r.ties for r in rows], dtype=np.float64),
+    )
+    total = int(sum(r.lo_wins + r.hi_wins + r.ties for r in rows))
+    return AggregatedVotes(model_ids=model_ids, counts=counts, votes=total, skips=0, excluded=0)
+
+
 async def read_pair_counts(
     conn: AsyncConnection,
     board: Board = DEFAULT_BOARD,

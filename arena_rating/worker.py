@@ -52,6 +52,7 @@ from arena_api.core.populations import (
     ALL,
     JUDGE,
     OTHER_POPULATIONS,
+    REVIEWER,
     UNFILTERED,
     WITH_NAMED,
     category_board,
@@ -69,6 +70,7 @@ from arena_rating.aggregate import (
     begin_snapshot,
     judge_votes_exist,
     named_votes_exist,
+    read_reviewer_votes,
     read_session_stats,
     read_style_votes,
     read_vote_filters,
@@ -372,6 +374,8 @@ class RatingWorker:
                 # A judge has no session to screen; everyone's votes drop the screened people.
                 populations[JUDGE] = tallies.board(Board(population=JUDGE), screened=False)
                 populations[ALL] = tallies.board(Board(population=ALL))
+            # The expert reviewers' verdicts (review queues): a population of their own.
+            populations[REVIEWER] = await read_reviewer_votes(conn)
             clock.lap("aggregate_populations")
             slices: dict[str, AggregatedVotes] = {}
             if with_slices:

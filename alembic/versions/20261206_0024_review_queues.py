@@ -3,7 +3,9 @@
 ``review_queues`` (a name, how many reviews each item needs, where its rounds came from, how
 many of its rounds are still being played when it was made from a list of prompts),
 ``review_queue_reviewers`` (who reviews it), ``review_items`` (its rounds, in order) and
-``review_verdicts`` (one per reviewer and item: the vote, reasons, a comment).
+``review_verdicts`` (one per reviewer and item: the vote, reasons, a comment). The reviewers'
+verdicts are a population of their own, fitted by the rating process: ``reviewer`` joins the
+populations ``model_population_ratings`` (and, for the check's sake, the history) may hold.
 
 Revision ID: 0024
 Revises: 0023
@@ -37,7 +39,27 @@ def _fk(name: str, target: str, table: str) -> sa.Column[object]:
     )
 
 
+_BOARDS = "model_population_ratings"
+_HISTORY = "model_rating_history"
+_BOARD_CHECKS = (
+    "population IN ('with_named', 'judge', 'all', 'unfiltered') OR population LIKE 'category:%'",
+    "population IN ('with_named', 'judge', 'all', 'unfiltered', 'reviewer') "
+    "OR population LIKE 'category:%'",
+)
+_HISTORY_CHECKS = (
+    "population IN ('human', 'judge', 'all') OR population LIKE 'category:%'",
+    "population IN ('human', 'judge', 'all', 'reviewer') OR population LIKE 'category:%'",
+)
+
+
+def _checks(which: int) -> None:
+    for table, checks in ((_BOARDS, _BOARD_CHECKS), (_HISTORY, _HISTORY_CHECKS)):
+        op.drop_constraint(op.f(f"{table}_population_check"), table, type_="check")
+        op.create_check_constraint(op.f(f"{table}_population_check"), table, checks[which])
+
+
 def upgrade() -> None:
+    _checks(1)
     op.create_table(
         "review_queues",
         _uuid("id", primary_key=True),
@@ -103,6 +125,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    for table in (_BOARDS, _HISTORY):
+        op.execute(f"DELETE FROM {table} WHERE population = 'reviewer'")
+    _checks(0)
     op.drop_table("review_verdicts")
     op.drop_table("review_items")
     op.drop_table("review_queue_reviewers")

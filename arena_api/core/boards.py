@@ -29,6 +29,7 @@ from arena_api.core.errors import InvalidRequest
 from arena_api.core.populations import (
     HUMAN,
     POPULATIONS,
+    REVIEWER,
     UNFILTERED,
     VOTE_METHODS,
     WITH_NAMED,
@@ -94,6 +95,11 @@ class Board:
             raise InvalidRequest(
                 "include=named applies to people's votes on every prompt only",
                 details={"include": ["only with votes=human and no category"]},
+            )
+        if self.population == REVIEWER and self.category is not None:
+            raise InvalidRequest(
+                "votes=reviewer is a board of every reviewed prompt, not of a slice",
+                details={"category": ["not with votes=reviewer"]},
             )
         if not self.filters and (self.named or not self.is_every_vote_of_people):
             raise InvalidRequest(

@@ -12,6 +12,7 @@ stored population           votes fitted
 ``unfiltered``              people's blind votes with the identity-leak and duplicate-prompt
                             filters' votes kept in
 ``judge``, ``all``          the judge model's votes; everyone's
+``reviewer``                the expert reviewers' verdicts in review queues (skips apart)
 ``category:<slice>``        people's blind votes on one slice of prompts (``coding``,
                             ``language:de``)
 ==========================  ======================================================================
@@ -31,6 +32,7 @@ __all__ = [
     "METHODS",
     "OTHER_POPULATIONS",
     "POPULATIONS",
+    "REVIEWER",
     "UNFILTERED",
     "VOTE_METHODS",
     "WITH_NAMED",
@@ -43,19 +45,22 @@ __all__ = [
 
 #: Who cast a vote (``preferences.method``).
 Method = Literal["human", "judge"]
-#: Whose votes a read counts (``?votes=``): people's (the default), a judge model's, or both.
-Population = Literal["human", "judge", "all"]
+#: Whose votes a read counts (``?votes=``): people's (the default), a judge model's, both, or
+#: the expert reviewers' verdicts in review queues (``reviewer``: not votes of ``preferences``).
+Population = Literal["human", "judge", "all", "reviewer"]
 
 HUMAN: Literal["human"] = "human"
 JUDGE: Literal["judge"] = "judge"
 ALL: Literal["all"] = "all"
+REVIEWER: Literal["reviewer"] = "reviewer"
 METHODS: tuple[Method, ...] = (HUMAN, JUDGE)
-POPULATIONS: tuple[Population, ...] = (HUMAN, JUDGE, ALL)
+POPULATIONS: tuple[Population, ...] = (HUMAN, JUDGE, ALL, REVIEWER)
 #: The methods each population counts.
 VOTE_METHODS: Mapping[str, tuple[Method, ...]] = {
     HUMAN: (HUMAN,),
     JUDGE: (JUDGE,),
     ALL: (HUMAN, JUDGE),
+    REVIEWER: (),  # the reviewers' verdicts live in review_verdicts, not in preferences
 }
 
 #: People's blind votes with the named rounds' votes.
@@ -63,7 +68,7 @@ WITH_NAMED = "with_named"
 #: People's blind votes with the votes the filters before the fit left out kept in.
 UNFILTERED = "unfiltered"
 #: The boards of ``model_population_ratings`` besides the slices', in the order they are fitted.
-OTHER_POPULATIONS: tuple[str, ...] = (WITH_NAMED, JUDGE, ALL, UNFILTERED)
+OTHER_POPULATIONS: tuple[str, ...] = (WITH_NAMED, JUDGE, ALL, UNFILTERED, REVIEWER)
 #: The populations whose boards keep a history beside people's (``human``) and the slices'.
 HISTORY_POPULATIONS: tuple[str, ...] = (JUDGE, ALL)
 #: The prefix of a slice's board: ``category:coding``, ``category:language:de``.

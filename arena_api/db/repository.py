@@ -11,8 +11,8 @@ from functools import reduce
 from typing import Any, cast
 
 import asyncpg
-from sqlalchemy import and_, case, false, func, select, union_all, update
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import BigInteger, and_, case, column, false, func, select, text, union_all, update
+from sqlalchemy.dialects.postgresql import UUID, insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import ColumnElement, FromClause, Select
 
@@ -28,7 +28,7 @@ from arena_api.core.lifecycle import (
     ModelStatus,
 )
 from arena_api.core.models import ModelEntry, ModelWithStatus, Prices, Slot
-from arena_api.core.populations import HUMAN
+from arena_api.core.populations import HUMAN, REVIEWER
 from arena_api.core.ports import (
     LeaderboardRecords,
     MatchmakingSnapshot,
@@ -711,11 +711,40 @@ class PostgresRepository:
         )
 
 
+# The expert reviewers' verdicts per model, each side of each reviewed round.
+_REVIEWER_RECORDS = """
+SELECT s.model_id, sum(s.wins)::bigint AS wins, sum(s.losses)::bigint AS losses,
+       sum(s.ties)::bigint AS ties, sum(s.skips)::bigint AS skips
+  FROM review_verdicts v
+  JOIN review_items i ON i.id = v.item_id
+  JOIN matchups m ON m.id = i.matchup_id
+ CROSS JOIN LATERAL (VALUES
+       (m.slot_a_model_id, (v.vote = 'left')::int, (v.vote = 'right')::int,
+        (v.vote IN ('both_good', 'both_bad'))::int, (v.vote = 'skip')::int),
+       (m.slot_b_model_id, (v.vote = 'right')::int, (v.vote = 'left')::int,
+        (v.vote IN ('both_good', 'both_bad'))::int, (v.vote = 'skip')::int)
+     ) AS s (model_id, wins, losses, ties, skips)
+ GROUP BY s.model_id
+"""
+
+
 def _vote_records(board: Board) -> FromClause:
     """Each model's wins, losses, ties and skips among ``board``'s votes: from
     ``model_vote_stats``, or from the slice's pair summary (``category_pair_stats``, each side
-    of each ordered pair)."""
+    of each ordered pair); the reviewers' from their verdicts (a review queue is small)."""
     methods, category = board.methods, board.category
+    if board.population == REVIEWER:
+        return (
+            text(_REVIEWER_RECORDS)
+            .columns(
+                column("model_id", UUID(as_uuid=True)),
+                column("wins", BigInteger),
+                column("losses", BigInteger),
+                column("ties", BigInteger),
+                column("skips", BigInteger),
+            )
+            .subquery("counts")
+        )
     if category is None:
         v = model_vote_stats.c
         return (

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.core.users import User
+from arena_rating import RatingSettings, RatingWorker
 from tests.integration.arena_harness import Arena, serve_arena
 from tests.integration.test_admin_access import SSO, STATIC, Person, UserMaker, _bearer, _code
 from tests.integration.test_admin_access import user as user  # noqa: F401 - the fixture
@@ -139,6 +140,20 @@ async def test_two_reviewers_finish_a_queue_from_a_suite_run_and_their_agreement
     assert agreement["splits"][0]["votes"] == {"left": 1, "right": 1, "both_good": 0, "both_bad": 0}
     made = next(e for e in audit if e["action"] == "review_queue_create")
     assert made["targetLabel"] == "Week 49 check" and made["after"]["items"] == 4
+
+    # The reviewers' verdicts are a board of their own once the rating process has run.
+    await RatingWorker(arena.engine, RatingSettings(category_min_votes=0)).run_pass()
+    board = (await arena.client.get("/api/arena/leaderboard", params={"votes": "reviewer"})).json()
+    sliced = await arena.client.get(
+        "/api/arena/leaderboard", params={"votes": "reviewer", "category": "coding"}
+    )
+    rows = [r for r in board["models"] if r["wins"] + r["losses"] + r["ties"] + r["skips"]]
+    verdicts = 7  # both reviewers' verdicts but rex's skip
+    assert sum(r["wins"] for r in rows) == sum(r["losses"] for r in rows)
+    assert sum(r["wins"] + r["losses"] + r["ties"] for r in rows) == 2 * verdicts
+    assert sum(r["skips"] for r in rows) == 2  # the skip, on both of its round's models
+    assert all(r["rating"] is not None for r in rows)
+    assert sliced.status_code == 400
 
 
 async def test_a_queue_refuses_what_it_cannot_be_and_outsiders(

@@ -18,12 +18,13 @@ def test_each_population_counts_its_voters() -> None:
         "human": ("human",),
         "judge": ("judge",),
         "all": ("human", "judge"),
+        "reviewer": (),  # review queues' verdicts, not votes of preferences
     }
     assert tuple(VOTE_METHODS) == POPULATIONS
 
 
 def test_the_stored_boards_beside_peoples_are_named_once() -> None:
-    assert OTHER_POPULATIONS == ("with_named", "judge", "all", "unfiltered")
+    assert OTHER_POPULATIONS == ("with_named", "judge", "all", "unfiltered", "reviewer")
     assert set(HISTORY_POPULATIONS) <= set(OTHER_POPULATIONS)
 
 
