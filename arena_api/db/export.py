@@ -61,7 +61,8 @@ _WHERE = """
    AND ($2::timestamptz IS NULL OR p.created_at < $2)
 """
 
-_ROWS = """
+# One vote row: ``p`` is the vote (a ``preferences`` row, or a reviewer's verdict shaped as one).
+_ROW = """
 SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS outcome,
        {winner_slot} AS winner_slot,
        m.mode, p.method, p.reasons, m.categories, m.language,
@@ -73,23 +74,38 @@ SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS 
        ra.ttft_ms AS a_ttft_ms, rb.ttft_ms AS b_ttft_ms,
        ra.stream_duration_ms AS a_duration_ms, rb.stream_duration_ms AS b_duration_ms,
        ra.error IS NOT NULL AS a_failed, rb.error IS NOT NULL AS b_failed
-       {text}
-  FROM preferences p
-  JOIN matchups m ON m.id = p.matchup_id
+       {{text}}
+  FROM {votes}
   JOIN models ma ON ma.id = m.slot_a_model_id
   JOIN models mb ON mb.id = m.slot_b_model_id
   LEFT JOIN responses ra ON ra.matchup_id = m.id AND ra.slot = 'A'
   LEFT JOIN responses rb ON rb.matchup_id = m.id AND rb.slot = 'B'
 {where}
- ORDER BY p.created_at, p.id
 """
+_PEOPLE = "preferences p JOIN matchups m ON m.id = p.matchup_id"
+# The expert reviewers' verdicts (review queues), method ``reviewer``, the reviewer as the user.
+_REVIEWERS = """(SELECT v.id, i.matchup_id, v.created_at, v.vote, v.reasons,
+        'reviewer'::text AS method, NULL::text AS anonymous_session_id,
+        v.reviewer_id AS user_id
+   FROM review_verdicts v JOIN review_items i ON i.id = v.item_id) p
+  JOIN matchups m ON m.id = p.matchup_id"""
+_ROWS = (
+    _ROW.format(winner_slot=sql_winner_slot("p.vote"), votes=_PEOPLE, where=_WHERE)
+    + " UNION ALL "
+    + _ROW.format(winner_slot=sql_winner_slot("p.vote"), votes=_REVIEWERS, where=_WHERE)
+    + " ORDER BY voted_at, vote_id"
+)
 _TEXT = ", m.prompt, ra.content AS answer_a, rb.content AS answer_b"
 
 
 async def count_votes(pool: asyncpg.Pool, since: datetime | None, until: datetime | None) -> int:
+    """The rows an export of ``[since, until)`` writes: votes and reviewers' verdicts."""
     async with pool.acquire() as conn:
         count: int = await conn.fetchval(
-            f"SELECT count(*) FROM preferences p {_WHERE}", since, until
+            f"SELECT (SELECT count(*) FROM preferences p {_WHERE})"
+            f" + (SELECT count(*) FROM review_verdicts p {_WHERE})",
+            since,
+            until,
         )
     return count
 
@@ -112,9 +128,7 @@ async def stream_votes(
     batch: int = 5_000,
 ) -> AsyncGenerator[list[dict[str, Any]], None]:
     """The votes cast in ``[since, until)``, ``batch`` rows at a time."""
-    query = _ROWS.format(
-        text=_TEXT if include_text else "", where=_WHERE, winner_slot=sql_winner_slot("p.vote")
-    )
+    query = _ROWS.format(text=_TEXT if include_text else "")
     async with pool.acquire() as conn, conn.transaction(readonly=True):
         rows: list[dict[str, Any]] = []
         async for record in conn.cursor(query, since, until, prefetch=batch):

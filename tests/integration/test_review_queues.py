@@ -4,6 +4,7 @@ work through it blind, the agreement comes out; and everyone else is kept out.""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,15 @@ async def test_two_reviewers_finish_a_queue_from_a_suite_run_and_their_agreement
     assert sum(r["skips"] for r in rows) == 2  # the skip, on both of its round's models
     assert all(r["rating"] is not None for r in rows)
     assert sliced.status_code == 400
+
+    # ... and rows of their own in the export: method reviewer, the reviewer as a hashed user.
+    export = await arena.client.get("/api/arena/export")
+    exported = [json.loads(line) for line in export.text.splitlines()]
+    reviewed = [r for r in exported if r["method"] == "reviewer"]
+    assert len(reviewed) == 8  # every verdict, the skip too, as a skip vote is exported
+    assert {r["outcome"] for r in reviewed} == {"left", "right", "both_good", "both_bad", "skip"}
+    assert len({r["user"] for r in reviewed}) == 2 and None not in {r["user"] for r in reviewed}
+    assert all(r["session"] is None and r["reasons"] == ["accuracy"] for r in reviewed)
 
 
 async def test_a_queue_refuses_what_it_cannot_be_and_outsiders(
