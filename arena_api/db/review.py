@@ -32,7 +32,8 @@ class QueueRow(dict[str, Any]):
 
 
 class ReviewItemRow(dict[str, Any]):
-    """An item as a reviewer sees it: id, position, prompt, answer_a, answer_b, done, total."""
+    """An item as a reviewer sees it: id, position, history (the conversation before it: prompt
+    and answer pairs), prompt, answer_a, answer_b, done, total."""
 
 
 class ReviewerProgress(dict[str, Any]):
@@ -66,7 +67,19 @@ SELECT r.user_id, coalesce(u.email, u.name, u.id::text) AS label,
 """
 # The first item, in order, that still needs a verdict and that this reviewer has not seen.
 _NEXT = """
-SELECT i.id, i.position, m.prompt, ra.content AS answer_a, rb.content AS answer_b
+SELECT i.id, i.position, m.prompt, ra.content AS answer_a, rb.content AS answer_b,
+       -- The conversation before this round: each earlier prompt and the answer it went on
+       -- from (the one the next turn continued), as the voters saw it.
+       (SELECT json_agg(json_build_object('prompt', pm.prompt, 'answer', pr.content)
+                        ORDER BY t.turn_index)
+          FROM turns cur
+          JOIN turns t ON t.conversation_id = cur.conversation_id
+                      AND t.turn_index < cur.turn_index
+          JOIN matchups pm ON pm.id = t.matchup_id
+          JOIN turns nxt ON nxt.conversation_id = t.conversation_id
+                        AND nxt.turn_index = t.turn_index + 1
+          JOIN responses pr ON pr.id = nxt.parent_response_id
+         WHERE cur.matchup_id = m.id) AS history
   FROM review_items i
   JOIN review_queues q ON q.id = i.queue_id
   JOIN matchups m ON m.id = i.matchup_id
@@ -269,7 +282,10 @@ class PostgresReview:
             done, total = await conn.fetchrow(_MY_PROGRESS, queue_id, key)
         if row is None:
             return None
-        return ReviewItemRow({**dict(row), "done": int(done), "total": int(total)})
+        history = json.loads(row["history"]) if row["history"] else []
+        return ReviewItemRow(
+            {**dict(row), "history": history, "done": int(done), "total": int(total)}
+        )
 
     async def my_progress(self, queue_id: uuid.UUID, user_id: str) -> tuple[int, int]:
         async with self._pool.acquire() as conn:

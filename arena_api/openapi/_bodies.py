@@ -336,9 +336,18 @@ class QueueAgreementView(_Camel):
     splits: list[SplitView]
 
 
+class EarlierTurn(_Snake):
+    prompt: str
+    answer: str
+
+
 class ReviewItemView(_Snake):
     id: str
     position: int
+    history: list[EarlierTurn] = Field(
+        description="The conversation before this round: each earlier prompt and the answer "
+        "it went on from."
+    )
     prompt: str
     answers: dict[str, str | None] = Field(description="A and B, never the models.")
 

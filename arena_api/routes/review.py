@@ -160,6 +160,7 @@ async def next_item(request: Request) -> Response:
             "item": {
                 "id": str(item["id"]),
                 "position": item["position"],
+                "history": item["history"],
                 "prompt": item["prompt"],
                 "answers": {"A": item["answer_a"], "B": item["answer_b"]},
             },

@@ -84,6 +84,23 @@ def _item() -> rx.Component:
             align="center",
             spacing="3",
         ),
+        rx.cond(
+            s.history.length() > 0,
+            rx.el.details(
+                rx.el.summary("Earlier in this conversation"),
+                rx.foreach(
+                    s.history,
+                    lambda turn: rx.vstack(
+                        rx.text(turn["prompt"], weight="medium", white_space="pre-wrap"),
+                        rx.box(answer(turn["answer"]), width="100%"),
+                        width="100%",
+                        padding_y="0.5em",
+                    ),
+                ),
+                data_testid="review-history",
+                open=True,
+            ),
+        ),
         rx.card(
             rx.text(s.prompt, white_space="pre-wrap", data_testid="review-prompt"),
             width="100%",

@@ -22,6 +22,7 @@ class ReviewState(rx.State):
     queue_id: str = ""
     queue_name: str = ""
     item_id: str = ""
+    history: list[dict[str, str]] = []
     prompt: str = ""
     answer_a: str = ""
     answer_b: str = ""
@@ -92,6 +93,9 @@ class ReviewState(rx.State):
             self.item_id = ""
             return
         self.item_id = str(item["id"])
+        self.history = [
+            {"prompt": h["prompt"], "answer": h["answer"] or ""} for h in item["history"]
+        ]
         self.prompt = item["prompt"]
         self.answer_a = item["answer_a"] or ""
         self.answer_b = item["answer_b"] or ""

@@ -283,3 +283,30 @@ async def test_a_queue_made_of_prompts_plays_its_rounds_then_is_reviewed(
     assert [s["item"]["prompt"] for s in seen] == ["First question?", "Second question?"]
     assert models_used == 2  # the pair asked for, and no other model
     assert [r.status_code for r in bad] == [400] * 4
+
+
+async def test_a_follow_up_round_shows_the_conversation_before_it(
+    arena: Arena, user: UserMaker
+) -> None:
+    ada, rex = await user("ada", "admin"), await user("rex", "reviewer")
+    _, frames = await arena.chat(prompt="Name a colour.")
+    first = next(d for e, d in frames if e == "matchup_started")
+    assert (await arena.vote(first, "left")).status_code == 200
+    winner = await arena.scalar(
+        "SELECT content FROM responses WHERE matchup_id = :m AND slot = 'A'",
+        m=first["matchupId"],
+    )
+    _, frames = await arena.chat(prompt="And another?", conversationId=first["conversationId"])
+    second = next(d for e, d in frames if e == "matchup_started")
+
+    async with Person(arena, ada) as a, Person(arena, rex) as x:
+        made = await a.client.post(
+            "/api/review/queues",
+            json={"name": "Turns", "k": 1, "reviewers": [rex.id], "source": {"rounds": {}}},
+        )
+        queue_id = made.json()["id"]
+        # Stored rounds come newest first: the follow-up is the first item.
+        latest = (await x.client.get(f"/api/review/queues/{queue_id}/next")).json()["item"]
+
+    assert second["matchupId"] and latest["prompt"] == "And another?"
+    assert latest["history"] == [{"prompt": "Name a colour.", "answer": winner}]
