@@ -283,13 +283,36 @@ SELECT array_agg(session_id) AS ids, array_agg(votes) AS votes, array_agg(left_v
 )
 
 
-async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> SessionStats:
-    """Per-session vote counts, decisive slot choices and inter-vote gaps of people's votes.
+# The same counts per signed-in person (their votes across every session), with the sessions
+# their votes came from.
+_USER_STATS = text(
+    f"""
+WITH votes AS (
+  SELECT user_id, anonymous_session_id AS session_id, vote,
+         extract(epoch FROM created_at - lag(created_at) OVER (
+           PARTITION BY user_id ORDER BY created_at)) AS gap
+    FROM preferences
+   WHERE user_id IS NOT NULL AND method = '{HUMAN}'
+), users AS (
+  SELECT user_id, count(*) AS votes,
+         count(*) FILTER (WHERE vote = '{_PICKS_A}') AS left_votes,
+         count(*) FILTER (WHERE vote = '{_PICKS_B}') AS right_votes,
+         count(gap) AS gaps, count(*) FILTER (WHERE gap < :min_gap) AS fast_gaps,
+         percentile_cont(0.5) WITHIN GROUP (ORDER BY gap) AS median_gap,
+         array_remove(array_agg(DISTINCT session_id), NULL) AS sessions
+    FROM votes GROUP BY user_id
+)
+SELECT array_agg('user:' || user_id) AS ids, array_agg(votes) AS votes,
+       array_agg(left_votes) AS lefts, array_agg(right_votes) AS rights,
+       array_agg(gaps) AS gaps, array_agg(fast_gaps) AS fast_gaps,
+       array_agg(median_gap) AS medians,
+       array_agg(array_to_string(sessions, chr(31))) AS sessions
+  FROM users
+"""
+)
 
-    Votes without a session id are not sessions and are left out.
-    """
-    row = (await conn.execute(_SESSION_STATS, {"min_gap": float(min_gap_s)})).one()
 
+def _stats(row: Any) -> SessionStats:
     def counts(values: Sequence[int] | None) -> NDArray[np.int64]:
         return np.array(values or [], dtype=np.int64)
 
@@ -304,6 +327,29 @@ async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> Sess
             [np.nan if v is None else float(v) for v in row.medians or ()], dtype=np.float64
         ),
     )
+
+
+async def read_user_stats(
+    conn: AsyncConnection, *, min_gap_s: float
+) -> tuple[SessionStats, dict[str, tuple[str, ...]]]:
+    """The anomaly screen's counts per signed-in person (``user:<id>``) over all their
+    sessions, and the sessions each person's votes came from: someone who spreads bot-like
+    voting over many short sessions, each too small to flag, is screened as one voter."""
+    row = (await conn.execute(_USER_STATS, {"min_gap": float(min_gap_s)})).one()
+    sessions = {
+        str(user): tuple(s for s in (joined or "").split(chr(31)) if s)
+        for user, joined in zip(row.ids or (), row.sessions or (), strict=True)
+    }
+    return _stats(row), sessions
+
+
+async def read_session_stats(conn: AsyncConnection, *, min_gap_s: float) -> SessionStats:
+    """Per-session vote counts, decisive slot choices and inter-vote gaps of people's votes.
+
+    Votes without a session id are not sessions and are left out.
+    """
+    row = (await conn.execute(_SESSION_STATS, {"min_gap": float(min_gap_s)})).one()
+    return _stats(row)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ from arena_rating.aggregate import (
     read_reviewer_votes,
     read_session_stats,
     read_style_votes,
+    read_user_stats,
     read_vote_filters,
     read_vote_tallies,
 )
@@ -242,6 +243,8 @@ class _Snapshot:
     filters: VoteFilters = dataclasses.field(default_factory=VoteFilters)
     #: The slices of prompts with enough votes for a board, by name.
     slices: dict[str, AggregatedVotes] = dataclasses.field(default_factory=dict)
+    #: Every session left out: the screen's, and those of the signed-in people it flagged.
+    excluded: tuple[str, ...] = ()
 
 
 class _Stopwatch:
@@ -346,6 +349,19 @@ class RatingWorker:
                 stats = await read_session_stats(conn, min_gap_s=self.settings.anomaly_min_gap_s)
                 screen = screen_sessions(stats, significance_level=self.settings.anomaly_alpha)
                 excluded = screen.flagged_ids
+                # Signed-in people are screened once more as people, across their sessions:
+                # a flagged person's sessions are all left out.
+                people, sessions_of = await read_user_stats(
+                    conn, min_gap_s=self.settings.anomaly_min_gap_s
+                )
+                if people.session_ids:
+                    flagged = screen_sessions(
+                        people, significance_level=self.settings.anomaly_alpha
+                    ).flagged_ids
+                    if flagged:
+                        _log.warning("anomaly screen: %d signed-in people flagged", len(flagged))
+                    extra = {s for person in flagged for s in sessions_of[person]}
+                    excluded = tuple(dict.fromkeys((*excluded, *sorted(extra))))
                 clock.lap("screen")
             filters = await self._filters(conn)
             filtered = filters.excluded
@@ -394,7 +410,7 @@ class RatingWorker:
             _log_screen(screen, already=self._excluded_before)
             self._excluded_before = set(screen.flagged_ids)
         _log_filters(filters)
-        return _Snapshot(screen, aggregated, style, populations, filters, slices)
+        return _Snapshot(screen, aggregated, style, populations, filters, slices, excluded)
 
     async def _filters(self, conn: AsyncConnection) -> VoteFilters:
         share = self.settings.duplicate_cap
@@ -411,7 +427,7 @@ class RatingWorker:
         aggregated = snapshot.aggregated
         screen = snapshot.screen
         sessions = (
-            (screen.stats.n_sessions, int(screen.flagged.sum())) if screen is not None else (0, 0)
+            (screen.stats.n_sessions, len(snapshot.excluded)) if screen is not None else (0, 0)
         )
         for population, votes in snapshot.populations.items():
             await self._population_pass(conn, population, votes, clock, history=history)

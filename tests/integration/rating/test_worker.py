@@ -26,6 +26,7 @@ from arena_rating import (
 )
 from arena_rating.writeback import RATING_LOCK_KEY
 from tests.integration.rating.votes import (
+    VoteRows,
     insert_models,
     insert_votes,
     rows_from_log,
@@ -303,3 +304,48 @@ async def test_the_loop_refits_soon_after_new_votes_and_never_while_idle(db: Asy
     assert sum(games.values()) // 2 >= 300  # the second refit saw the new votes too
     # The quick refit added no history point: those come with the periodic refit (300 s).
     assert len(history) == 4
+
+
+async def test_a_signed_in_person_who_spreads_bot_votes_over_short_sessions_is_screened(
+    db: AsyncEngine,
+) -> None:
+    """Thirty sessions of three 'A is better' votes each: no session is big enough to flag,
+    but the person behind all of them is, and every one of their sessions is left out."""
+    rng = np.random.default_rng(81)
+    truth = centred_strengths(rng, 6)
+    log = simulate_sessions(rng, truth, honest=300, always_left=0, stuffers=0, clickers=0)
+    n = 90
+    a = rng.integers(0, 6, n)
+    b = (a + rng.integers(1, 6, n)) % 6
+    spread = VoteRows(
+        slot_a=a.tolist(),
+        slot_b=b.tolist(),
+        votes=["left"] * n,
+        sessions=[f"spread-{i // 3}" for i in range(n)],
+        seconds=[float(100_000 + 40 * i) for i in range(n)],
+        tokens_a=[300] * n,
+        tokens_b=[300] * n,
+        markdown_a=[0.1] * n,
+        markdown_b=[0.1] * n,
+        ttft_a=[200] * n,
+        ttft_b=[200] * n,
+        duration_a=[5000] * n,
+        duration_b=[5000] * n,
+    )
+    async with db.begin() as conn:
+        models = await insert_models(conn, 6)
+        await insert_votes(conn, models, rows_from_log(log))
+        await insert_votes(conn, models, spread)
+        person = uuid.uuid4()
+        await conn.execute(
+            text("INSERT INTO users (id, issuer, subject) VALUES (:id, 'https://id', 'spread')"),
+            {"id": person},
+        )
+        await conn.execute(
+            text("UPDATE preferences SET user_id = :id WHERE anonymous_session_id LIKE 'spread-%'"),
+            {"id": person},
+        )
+
+    alone = await RatingWorker(db, SETTINGS).run_pass()
+
+    assert alone.sessions_excluded == 30  # all of the person's sessions, and no honest one
