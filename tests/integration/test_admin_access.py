@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -21,9 +22,10 @@ from arena_api.core.users import Role, User
 from arena_api.db.repository import create_pool, seed_roster
 from arena_api.db.users import PostgresUsers
 from arena_api.routes._request import opened_services
+from arena_api.services.access import AccessService
 from tests.fakes._recording import Recorder
 from tests.fakes.openai_server import create_app
-from tests.integration.arena_harness import Arena, roster_of, serve_arena
+from tests.integration.arena_harness import SECRET, Arena, roster_of, serve_arena
 from tests.support import ServerThread, free_port, parse_sse
 
 SSO = {
@@ -476,3 +478,29 @@ async def test_with_anonymous_voting_on_anyone_plays_and_votes_but_the_rest_need
     assert review.status_code == 401
     assert tokens.status_code == 401 and _code(tokens) == "login_required"
     assert export.status_code in (401, 403)
+
+
+async def test_an_expired_session_of_a_signed_in_person_is_no_session(
+    arena: Arena, user: UserMaker
+) -> None:
+    """The cookie the server itself would have issued two hours ago, with a one-hour life."""
+    ada = await user("ada", "admin")
+    yesterday = AccessService(
+        passphrase=None,
+        secret=SECRET.encode(),
+        ttl_s=3600,
+        login_limits=(),
+        single_sign_on=True,
+        clock=lambda: time.time() - 7200,
+    ).open_user_session(ada)
+    fresh = opened_services(arena.app).access.open_user_session(ada)  # type: ignore[union-attr]
+
+    answers = []
+    for signed in (yesterday, fresh):
+        cookies = {"arena_session": signed.cookie}
+        async with httpx.AsyncClient(base_url=arena.url, timeout=30, cookies=cookies) as client:
+            answers.append(await client.get("/api/admin/users"))
+    expired, live = answers
+
+    assert expired.status_code == 401 and _code(expired) == "unauthorized"  # tokens are on
+    assert live.status_code == 200
