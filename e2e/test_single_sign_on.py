@@ -23,6 +23,7 @@ import pytest
 from playwright.async_api import Browser, BrowserContext, Page, expect
 
 from e2e.conftest import screenshot
+from e2e.test_accessibility import _serious_violations
 from e2e.test_arena_ui import STREAM_TIMEOUT, _ask, _wait_votable
 from tests.support import ROOT, ProductProcess, free_port, npm_ci
 
@@ -456,3 +457,22 @@ async def test_a_team_reviews_a_suite_run_and_reads_its_agreement(
     await screenshot(alice, "admin-review-agreement")
     for page in (alice, bob, dave):
         await page.context.close()
+
+
+async def test_the_admin_console_and_the_review_page_have_no_serious_axe_violation(
+    sso_product: ProductProcess, browser: Browser
+) -> None:
+    alice = await _signed_in(browser, sso_product, "alice", viewport={"width": 1400, "height": 900})
+    await alice.goto(sso_product.url + "/admin")
+    await expect(alice.get_by_test_id("models")).to_be_visible()
+    await expect(alice.get_by_test_id("audit")).to_be_visible()
+    admin_violations = await _serious_violations(alice)
+
+    bob = await _signed_in(browser, sso_product, "bob")
+    await bob.goto(sso_product.url + "/review")
+    await expect(bob.get_by_role("heading", name="Review", exact=True)).to_be_visible()
+    review_violations = await _serious_violations(bob)
+
+    for page in (alice, bob):
+        await page.context.close()
+    assert admin_violations == [] and review_violations == []
