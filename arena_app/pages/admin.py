@@ -17,9 +17,10 @@ def _table(
     testid: str,
     action: tuple[str, object] | None = None,
 ) -> rx.Component:
-    """A table that scrolls sideways inside its card on a narrow screen; ``action`` a second
-    column's header and a function of the row giving its cell (second, so a phone shows it
-    beside the row's name without scrolling)."""
+    """A table whose cells wrap (no region of it scrolls on a desktop, where a keyboard could
+    not reach it) and that scrolls sideways inside its card on a narrow screen; ``action`` a
+    second column's header and a function of the row giving its cell (second, so a phone
+    shows it beside the row's name without scrolling)."""
     labels = [label for _, label in columns]
     headers = labels[:1] + ([action[0]] if action else []) + labels[1:]
     return rx.box(
@@ -29,9 +30,9 @@ def _table(
                 rx.foreach(
                     rows,
                     lambda row: rx.table.row(
-                        rx.table.cell(row[columns[0][0]], white_space="nowrap"),
+                        rx.table.cell(row[columns[0][0]]),
                         *([rx.table.cell(action[1](row))] if action else []),  # type: ignore[operator]
-                        *(rx.table.cell(row[key], white_space="nowrap") for key, _ in columns[1:]),
+                        *(rx.table.cell(row[key]) for key, _ in columns[1:]),
                     ),
                 )
             ),
@@ -41,6 +42,10 @@ def _table(
         ),
         overflow_x="auto",
         width="100%",
+        # Focusable, so a keyboard can scroll it where it does overflow (a phone).
+        tab_index=0,
+        role="region",
+        aria_label=testid.replace("-", " "),
     )
 
 
@@ -330,7 +335,7 @@ def _review_queues() -> rx.Component:
 def _settings() -> rx.Component:
     return rx.card(
         rx.el.details(
-            rx.el.summary(rx.heading("Settings in force", size="3", as_="span")),
+            rx.el.summary(rx.heading("Settings in force", size="3", as_="span", display="inline")),
             rx.text(
                 "As this server read them at start: set in the environment or the default. "
                 "Secrets show only that they are set. Change them in the environment and "
