@@ -49,8 +49,10 @@ SELECT q.id, q.name, q.reviews_per_item AS k, q.created_at, q.pending,
        (SELECT count(*) FROM review_verdicts v JOIN review_items i ON i.id = v.item_id
          WHERE i.queue_id = q.id AND v.reviewer_id = $1) AS mine
   FROM review_queues q
- WHERE $1::uuid IS NULL
-    OR EXISTS (SELECT 1 FROM review_queue_reviewers r WHERE r.queue_id = q.id AND r.user_id = $1)
+ WHERE ($1::uuid IS NULL
+        OR EXISTS (SELECT 1 FROM review_queue_reviewers r
+                    WHERE r.queue_id = q.id AND r.user_id = $1))
+   AND ($2::uuid IS NULL OR q.id = $2)
  ORDER BY q.created_at DESC
 """
 _PROGRESS = """
@@ -259,12 +261,12 @@ class PostgresReview:
         """Every queue (``None``), or the ones ``reviewer_id`` reviews, newest first."""
         key = None if reviewer_id is None else uuid.UUID(reviewer_id)
         async with self._pool.acquire() as conn:
-            return [QueueRow(r) for r in await conn.fetch(_QUEUES, key)]
+            return [QueueRow(r) for r in await conn.fetch(_QUEUES, key, None)]
 
     async def queue(self, queue_id: uuid.UUID) -> QueueRow | None:
         async with self._pool.acquire() as conn:
-            rows = await conn.fetch(_QUEUES, None)
-        return next((QueueRow(r) for r in rows if r["id"] == queue_id), None)
+            row = await conn.fetchrow(_QUEUES, None, queue_id)
+        return None if row is None else QueueRow(row)
 
     async def progress(self, queue_id: uuid.UUID) -> list[ReviewerProgress]:
         async with self._pool.acquire() as conn:

@@ -53,6 +53,7 @@ __all__ = [
     "OIDC_CALLBACK_PATH",
     "OIDC_START_PATH",
     "SESSION_COOKIE",
+    "grant_of",
     "AccessControl",
     "read_cookies",
 ]
@@ -92,6 +93,19 @@ def _offered_token(scope: Scope, headers: dict[bytes, bytes]) -> bytes | None:
         if query.get("api_token"):
             return query["api_token"][0].encode()
     return None
+
+
+def grant_of(request: Request) -> Grant:
+    """What the edge let this request do (``GRANT_KEY``).
+
+    Raises:
+        ArenaError: 401 ``login_required``: the edge passed it without one (an open arena, or
+            an anonymous voter), so no one is signed in.
+    """
+    grant = request.scope.get(GRANT_KEY)
+    if not isinstance(grant, Grant):
+        raise ArenaError("Sign in first", status=401, code="login_required")
+    return grant
 
 
 def read_cookies(headers: dict[bytes, bytes]) -> dict[str, str]:
@@ -197,10 +211,10 @@ class AccessControl:
         if path in _TOKEN_ONLY:  # a person signed in, but without a token
             await self._refuse(scope, receive, send, 403, "api_token_required")
             return
-        role = session.role
-        if required_role(path) is not None and session.user_id is not None and services.users:
-            role = await services.users.current_role(session.user_id)  # not the cookie's
-        grant = Grant(session.user_id, role)  # type: ignore[arg-type]
+        grant = Grant(session.user_id, session.role)  # type: ignore[arg-type]
+        if required_role(path) is not None and services.users is not None:
+            # The role held now, not the cookie's (a user who is gone has none).
+            grant = await services.users.session_grant(session) or Grant(None, None)
         refusal = allows(grant, method, path)
         if refusal is not None:
             await self._refuse(scope, receive, send, 403, refusal)

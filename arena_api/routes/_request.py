@@ -37,6 +37,7 @@ __all__ = [
     "opened_services",
     "parse_json",
     "read_json",
+    "read_object",
     "services_of",
     "uuid_param",
 ]
@@ -142,6 +143,18 @@ def uuid_param(request: Request, name: str) -> uuid.UUID:
         raise InvalidRequest(
             f"{name} must be a UUID", details={name: ["not a valid UUID"]}
         ) from None
+
+
+async def read_object(request: Request, *, max_bytes: int | None = None) -> dict[str, Any]:
+    """The request's JSON body, which must be an object.
+
+    Raises:
+        InvalidRequest: it is another JSON value; and what ``read_json`` raises.
+    """
+    body = await read_json(request, max_bytes=max_bytes)
+    if not isinstance(body, dict):
+        raise InvalidRequest("The body must be a JSON object")
+    return body
 
 
 # -- the services -------------------------------------------------------------------------------

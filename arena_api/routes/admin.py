@@ -25,9 +25,9 @@ from starlette.routing import BaseRoute, Route
 
 from arena_api.core.errors import ArenaError, InvalidRequest
 from arena_api.core.models import RosterItem
-from arena_api.core.users import AuditRecord, Grant, Member, TokenInfo, User
-from arena_api.routes._access import CLIENT_KEY, GRANT_KEY
-from arena_api.routes._request import read_json, services_of
+from arena_api.core.users import AuditRecord, Member, TokenInfo, User
+from arena_api.routes._access import CLIENT_KEY, grant_of
+from arena_api.routes._request import read_object, services_of
 from arena_api.services.roster import RosterAdmin
 from arena_api.services.settings_view import settings_in_force
 from arena_api.services.users import UserAdmin
@@ -67,16 +67,9 @@ def _model(item: RosterItem) -> dict[str, Any]:
     }
 
 
-def _grant(request: Request) -> Grant:
-    grant = request.scope.get(GRANT_KEY)
-    if not isinstance(grant, Grant):  # the edge lets no one here without one
-        raise ArenaError("Sign in first", status=401, code="login_required")
-    return grant
-
-
 async def _session_user(request: Request) -> User:
     """The signed-in person of a browser session (tokens do not make tokens)."""
-    grant = _grant(request)
+    grant = grant_of(request)
     if grant.user_id is None or str(request.scope.get(CLIENT_KEY, "")).startswith("token:"):
         raise ArenaError(
             "Tokens are managed from a signed-in browser session",
@@ -142,24 +135,17 @@ def _int_param(request: Request, name: str, lo: int, hi: int, default: int | Non
     return int(raw)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise InvalidRequest("The body must be a JSON object")
-    return body
-
-
 async def list_users(request: Request) -> JSONResponse:
     members = await _users(request).members()
     return JSONResponse({"users": [_member(m) for m in members]}, headers=_NO_STORE)
 
 
 async def set_role(request: Request) -> JSONResponse:
-    body = await _body(request)
+    body = await read_object(request)
     role = body.get("role")
     if not isinstance(role, str):
         raise InvalidRequest("role is required", details={"role": ["required"]})
-    actor, _ = await _users(request).actor(_grant(request))
+    actor, _ = await _users(request).actor(grant_of(request))
     before, user = await _users(request).set_role(request.path_params["user_id"], role, actor)
     return JSONResponse({"user": _user(user), "roleBefore": before}, headers=_NO_STORE)
 
@@ -170,7 +156,7 @@ async def all_tokens(request: Request) -> JSONResponse:
 
 
 async def revoke_any_token(request: Request) -> JSONResponse:
-    actor, _ = await _users(request).actor(_grant(request))
+    actor, _ = await _users(request).actor(grant_of(request))
     token = await _users(request).revoke_token(request.path_params["token_id"], actor, None)
     return JSONResponse({"token": _token(token)}, headers=_NO_STORE)
 
@@ -196,15 +182,15 @@ async def list_models(request: Request) -> JSONResponse:
 
 
 async def add_model(request: Request) -> JSONResponse:
-    body = await _body(request)
-    actor, _ = await _users(request).actor(_grant(request))
+    body = await read_object(request)
+    actor, _ = await _users(request).actor(grant_of(request))
     item = await _roster(request).add(body, actor)
     return JSONResponse({"model": _model(item)}, status_code=201, headers=_NO_STORE)
 
 
 async def edit_model(request: Request) -> JSONResponse:
-    body = await _body(request)
-    actor, _ = await _users(request).actor(_grant(request))
+    body = await read_object(request)
+    actor, _ = await _users(request).actor(grant_of(request))
     before, after = await _roster(request).edit(request.path_params["model_id"], body, actor)
     return JSONResponse({"model": _model(after), "before": _model(before)}, headers=_NO_STORE)
 
@@ -251,7 +237,7 @@ async def my_tokens(request: Request) -> JSONResponse:
 
 async def create_token(request: Request) -> JSONResponse:
     user = await _session_user(request)
-    body = await _body(request)
+    body = await read_object(request)
     name, scopes = body.get("name"), body.get("scopes", ["read", "vote"])
     if not isinstance(name, str):
         raise InvalidRequest("name is required", details={"name": ["required"]})

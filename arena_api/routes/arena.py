@@ -31,7 +31,7 @@ def _reads(request: Request) -> ReadService:
 
 async def vote(request: Request) -> JSONResponse:
     command = parse_command(VoteRequest, await read_json(request))
-    grant = request.scope.get(GRANT_KEY)
+    grant = request.scope.get(GRANT_KEY)  # none for an anonymous voter: not grant_of's 401
     user_id = grant.user_id if isinstance(grant, Grant) else None
     reveal = await _arena(request).vote(command, user_id=user_id)
     return JSONResponse(reveal.wire())

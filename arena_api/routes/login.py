@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from arena_api.core.errors import ArenaError, InvalidRequest
+from arena_api.core.errors import ArenaError
 from arena_api.core.oidc import FLOW_TTL_S
 from arena_api.routes._access import (
     CSRF_COOKIE,
@@ -36,7 +36,7 @@ from arena_api.routes._access import (
     SESSION_COOKIE,
     read_cookies,
 )
-from arena_api.routes._request import read_json, services_of
+from arena_api.routes._request import read_object, services_of
 from arena_api.routes.errors import error_response
 from arena_api.services.access import AccessService, SignedIn
 from arena_api.services.identity import IdentityService
@@ -182,9 +182,7 @@ async def _read_form(request: Request) -> dict[str, str]:
         InvalidRequest: the body is neither, or too large.
     """
     if "json" in request.headers.get("content-type", ""):
-        body = await read_json(request, max_bytes=_MAX_FORM_BYTES)
-        if not isinstance(body, dict):
-            raise InvalidRequest("The body must be a JSON object")
+        body = await read_object(request, max_bytes=_MAX_FORM_BYTES)
         return {k: v for k, v in body.items() if isinstance(v, str)}
     raw = b""
     async for chunk in request.stream():

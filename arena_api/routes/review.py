@@ -19,11 +19,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from arena_api.core.errors import ArenaError, InvalidRequest
+from arena_api.core.errors import ArenaError
 from arena_api.core.review import Share
 from arena_api.core.users import Grant
-from arena_api.routes._access import GRANT_KEY
-from arena_api.routes._request import read_json, services_of
+from arena_api.routes._access import grant_of
+from arena_api.routes._request import read_object, services_of
 from arena_api.services.review import ReviewService
 
 __all__ = ["routes"]
@@ -38,15 +38,8 @@ def _review(request: Request) -> ReviewService:
     return review
 
 
-def _grant(request: Request) -> Grant:
-    grant = request.scope.get(GRANT_KEY)
-    if not isinstance(grant, Grant):
-        raise ArenaError("Sign in first", status=401, code="login_required")
-    return grant
-
-
 def _admin(request: Request) -> Grant:
-    grant = _grant(request)
+    grant = grant_of(request)
     if grant.role != "admin":
         raise ArenaError(
             "Only an admin may make queues and read their agreement",
@@ -54,13 +47,6 @@ def _admin(request: Request) -> Grant:
             code="forbidden_role",
         )
     return grant
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    body = await read_json(request)
-    if not isinstance(body, dict):
-        raise InvalidRequest("The body must be a JSON object")
-    return body
 
 
 def _queue(row: Any) -> dict[str, Any]:
@@ -83,12 +69,12 @@ def _share(share: Share) -> dict[str, Any]:
 async def create_queue(request: Request) -> JSONResponse:
     grant = _admin(request)
     actor, _ = await services_of(request).users.actor(grant)  # type: ignore[union-attr]
-    queue_id = await _review(request).create(await _body(request), actor)
+    queue_id = await _review(request).create(await read_object(request), actor)
     return JSONResponse({"id": str(queue_id)}, status_code=201, headers=_NO_STORE)
 
 
 async def list_queues(request: Request) -> JSONResponse:
-    queues = await _review(request).queues(_grant(request))
+    queues = await _review(request).queues(grant_of(request))
     return JSONResponse({"queues": [_queue(q) for q in queues]}, headers=_NO_STORE)
 
 
@@ -150,7 +136,7 @@ async def get_agreement(request: Request) -> JSONResponse:
 
 async def next_item(request: Request) -> Response:
     item, (done, total) = await _review(request).next_item(
-        request.path_params["queue_id"], _grant(request)
+        request.path_params["queue_id"], grant_of(request)
     )
     progress = {"done": done, "total": total}
     if item is None:
@@ -172,7 +158,7 @@ async def next_item(request: Request) -> Response:
 
 async def give_verdict(request: Request) -> JSONResponse:
     await _review(request).verdict(
-        request.path_params["item_id"], await _body(request), _grant(request)
+        request.path_params["item_id"], await read_object(request), grant_of(request)
     )
     return JSONResponse({"ok": True}, status_code=201, headers=_NO_STORE)
 

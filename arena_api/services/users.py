@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from arena_api.core.errors import ArenaError, InvalidRequest, NotFound
+from arena_api.core.sessions import BrowserSession
 from arena_api.core.users import (
     ROLES,
     SCOPES,
@@ -118,6 +119,14 @@ class UserAdmin:
             self._roles.clear()
         self._roles[user_id] = (now + CACHE_S, role)
         return role
+
+    async def session_grant(self, session: BrowserSession | None) -> Grant | None:
+        """What a browser session's user may do, by the role they hold now; ``None`` for no
+        session, a passphrase session or a user who is gone."""
+        if session is None or session.user_id is None:
+            return None
+        role = await self.current_role(session.user_id)
+        return None if role is None else Grant(session.user_id, role)
 
     async def actor(self, grant: Grant) -> tuple[Actor, User | None]:
         """Who a request is, for the audit log, and their user row (none for a static token)."""

@@ -20,8 +20,6 @@ class AccessState(rx.State):
         access, users = services().access, services().users
         self.private = access.enabled
         session = access.session_of(self.router.headers.cookie) if self.private else None
-        role = None
-        if session is not None and session.user_id is not None and users is not None:
-            role = await users.current_role(session.user_id)
-        self.role = role or ""
+        grant = None if users is None else await users.session_grant(session)
+        self.role = grant.role or "" if grant is not None else ""
         self.anonymous = self.private and session is None

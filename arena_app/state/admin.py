@@ -117,14 +117,11 @@ class AdminState(rx.State):
 
     async def _viewer(self) -> tuple[User, Grant] | None:
         """The signed-in user of this socket, as the server's session cookie says."""
-        access, users = services().access, services().users
-        session = access.session_of(self.router.headers.cookie)
-        if session is None or session.user_id is None or users is None:
+        users = services().users
+        session = services().access.session_of(self.router.headers.cookie)
+        grant = None if users is None else await users.session_grant(session)
+        if users is None or grant is None:
             return None
-        role = await users.current_role(session.user_id)
-        if role is None:
-            return None
-        grant = Grant(session.user_id, role)
         _, user = await users.actor(grant)
         return (user, grant) if user is not None else None
 

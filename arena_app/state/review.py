@@ -38,12 +38,9 @@ class ReviewState(rx.State):
         return 0 if self.total == 0 else round(100 * self.done / self.total)
 
     async def _grant(self) -> Grant | None:
-        access, users = services().access, services().users
-        session = access.session_of(self.router.headers.cookie)
-        if session is None or session.user_id is None or users is None:
-            return None
-        role = await users.current_role(session.user_id)
-        return None if role is None else Grant(session.user_id, role)
+        users = services().users
+        session = services().access.session_of(self.router.headers.cookie)
+        return None if users is None else await users.session_grant(session)
 
     @rx.event
     async def load(self) -> None:

@@ -26,7 +26,7 @@ from arena_rating import (
 )
 from arena_rating.writeback import RATING_LOCK_KEY
 from tests.integration.rating.votes import (
-    VoteRows,
+    constant_rows,
     insert_models,
     insert_votes,
     rows_from_log,
@@ -317,20 +317,12 @@ async def test_a_signed_in_person_who_spreads_bot_votes_over_short_sessions_is_s
     n = 90
     a = rng.integers(0, 6, n)
     b = (a + rng.integers(1, 6, n)) % 6
-    spread = VoteRows(
-        slot_a=a.tolist(),
-        slot_b=b.tolist(),
-        votes=["left"] * n,
-        sessions=[f"spread-{i // 3}" for i in range(n)],
-        seconds=[float(100_000 + 40 * i) for i in range(n)],
-        tokens_a=[300] * n,
-        tokens_b=[300] * n,
-        markdown_a=[0.1] * n,
-        markdown_b=[0.1] * n,
-        ttft_a=[200] * n,
-        ttft_b=[200] * n,
-        duration_a=[5000] * n,
-        duration_b=[5000] * n,
+    spread = constant_rows(
+        a.tolist(),
+        b.tolist(),
+        ["left"] * n,
+        [f"spread-{i // 3}" for i in range(n)],
+        [float(100_000 + 40 * i) for i in range(n)],
     )
     async with db.begin() as conn:
         models = await insert_models(conn, 6)

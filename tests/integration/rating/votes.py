@@ -80,13 +80,30 @@ def rows_from_simulation(sim: Simulated, labels: NDArray[np.str_]) -> VoteRows:
 
 def rows_from_log(log: VoteLog) -> VoteRows:
     """A session log as rows with constant metrics."""
-    n = log.slot_a.size
+    return constant_rows(
+        log.slot_a.tolist(),
+        log.slot_b.tolist(),
+        log.votes.tolist(),
+        log.session_ids.tolist(),
+        log.timestamps_s.tolist(),
+    )
+
+
+def constant_rows(
+    slot_a: Sequence[int],
+    slot_b: Sequence[int],
+    votes: Sequence[str],
+    sessions: Sequence[str | None],
+    seconds: Sequence[float],
+) -> VoteRows:
+    """Votes with the same answer metrics throughout."""
+    n = len(slot_a)
     return VoteRows(
-        slot_a=log.slot_a.tolist(),
-        slot_b=log.slot_b.tolist(),
-        votes=log.votes.tolist(),
-        sessions=log.session_ids.tolist(),
-        seconds=log.timestamps_s.tolist(),
+        slot_a=slot_a,
+        slot_b=slot_b,
+        votes=votes,
+        sessions=sessions,
+        seconds=seconds,
         tokens_a=[300] * n,
         tokens_b=[300] * n,
         markdown_a=[0.1] * n,
