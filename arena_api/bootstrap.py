@@ -323,7 +323,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             )
         stack.push_async_callback(suites.close)
         directory = PostgresUsers(pool)
-        review = ReviewService(PostgresReview(pool), directory, arena.reasons, arena)
+        review = ReviewService(PostgresReview(pool), directory, arena.reasons, votes, arena)
         stack.push_async_callback(review.close)
         access = AccessService(
             passphrase=None if settings.passphrase is None else settings.passphrase.reveal(),

@@ -39,7 +39,7 @@ from arena_api.core.views import (
     SummaryView,
     Votes,
 )
-from arena_api.core.votes import CastVote
+from arena_api.core.votes import CastVote, ReviewResult, ReviewVerdict
 
 __all__ = [
     "AnalyticsPort",
@@ -437,6 +437,11 @@ class VoteStore(Protocol):
 
     async def record(self, vote: CastVote) -> bool:
         """Store ``vote`` unless the matchup has one."""
+        ...
+
+    async def record_review(self, verdict: ReviewVerdict) -> ReviewResult:
+        """Store an expert reviewer's verdict unless the item has it from them, has all its
+        reviews (a skip apart), does not exist, or they do not review its queue."""
         ...
 
     async def recent_user_votes(self, user_id: str) -> tuple[int, float]:

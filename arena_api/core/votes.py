@@ -29,7 +29,15 @@ from arena_api.core.models import Slot
 from arena_api.core.populations import Method
 from arena_api.core.records import MatchupRecord, Vote, vote_outcome
 
-__all__ = ["CastVote", "HumanSource", "VoteMethod", "VoteSource", "cast_vote"]
+__all__ = [
+    "CastVote",
+    "HumanSource",
+    "ReviewResult",
+    "ReviewVerdict",
+    "VoteMethod",
+    "VoteSource",
+    "cast_vote",
+]
 
 #: Whose vote it is (``preferences.method``).
 VoteMethod = Method
@@ -86,3 +94,20 @@ def cast_vote(
         reasons=reasons,
         user_id=user_id,
     )
+
+
+#: What became of a reviewer's verdict: recorded, or why not (already given, the item has all
+#: its reviews, no such item, not one of the queue's reviewers).
+ReviewResult = Literal["recorded", "duplicate", "complete", "not_found", "not_reviewer"]
+
+
+@dataclass(frozen=True)
+class ReviewVerdict:
+    """An expert reviewer's verdict on one item of a review queue (``services.review``): one
+    per reviewer and item, an item taking at most its queue's k verdicts (skips apart)."""
+
+    item_id: uuid.UUID
+    reviewer_id: str
+    vote: Vote
+    reasons: tuple[str, ...] = ()
+    comment: str | None = None

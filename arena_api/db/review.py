@@ -1,9 +1,7 @@
 """Expert review queues on PostgreSQL (migration 0024): queues, their rounds and reviewers, and
 the verdicts, one per reviewer and item.
 
-A verdict is taken under a lock on its item, so two reviewers racing for an item's last review
-cannot give it more than ``k``; ``(item, reviewer)`` is unique, so a reviewer's second verdict
-on an item is refused, not counted.
+The verdicts themselves are written by the one vote path (``db.votes.PostgresVotes``).
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ import json
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 import asyncpg
 
@@ -22,8 +20,6 @@ from arena_api.db.outages import raises_unavailable
 from arena_api.db.users import write_audit
 
 __all__ = ["PostgresReview", "QueueRow", "ReviewItemRow", "ReviewerProgress"]
-
-VerdictResult = Literal["recorded", "duplicate", "complete", "not_found", "not_reviewer"]
 
 
 class QueueRow(dict[str, Any]):
@@ -106,23 +102,6 @@ SELECT count(*) FILTER (WHERE mine) AS done,
          WHERE i.queue_id = $1) s
 """
 _IS_REVIEWER = "SELECT 1 FROM review_queue_reviewers WHERE queue_id = $1 AND user_id = $2"
-_LOCK_ITEM = """
-SELECT i.id, i.queue_id, q.reviews_per_item AS k,
-       EXISTS (SELECT 1 FROM review_queue_reviewers r
-                WHERE r.queue_id = i.queue_id AND r.user_id = $2) AS assigned
-  FROM review_items i JOIN review_queues q ON q.id = i.queue_id
- WHERE i.id = $1
-   FOR UPDATE OF i
-"""
-_GIVEN = """
-SELECT count(*) FILTER (WHERE vote <> 'skip') AS verdicts,
-       bool_or(reviewer_id = $2) AS mine
-  FROM review_verdicts WHERE item_id = $1
-"""
-_VERDICT = """
-INSERT INTO review_verdicts (id, item_id, reviewer_id, vote, reasons, comment)
-VALUES ($1, $2, $3, $4, $5::text[], $6)
-"""
 _VERDICTS = """
 SELECT i.id, i.position, v.reviewer_id, v.vote,
        (SELECT j.vote FROM judge_verdicts j
@@ -293,29 +272,6 @@ class PostgresReview:
         async with self._pool.acquire() as conn:
             done, total = await conn.fetchrow(_MY_PROGRESS, queue_id, uuid.UUID(user_id))
         return int(done), int(total)
-
-    async def add_verdict(
-        self,
-        item_id: uuid.UUID,
-        user_id: str,
-        vote: str,
-        reasons: Sequence[str],
-        comment: str | None,
-    ) -> VerdictResult:
-        key = uuid.UUID(user_id)
-        async with self._pool.acquire() as conn, conn.transaction():
-            item = await conn.fetchrow(_LOCK_ITEM, item_id, key)
-            if item is None:
-                return "not_found"
-            if not item["assigned"]:
-                return "not_reviewer"
-            given = await conn.fetchrow(_GIVEN, item_id, key)
-            if given["mine"]:
-                return "duplicate"
-            if vote != "skip" and given["verdicts"] >= item["k"]:
-                return "complete"
-            await conn.execute(_VERDICT, uuid.uuid4(), item_id, key, vote, list(reasons), comment)
-        return "recorded"
 
     async def verdicts(self, queue_id: uuid.UUID) -> list[ItemVerdicts]:
         """Every item's verdicts other than skips, in order, with the judge's and the people's

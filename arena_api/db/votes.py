@@ -1,7 +1,9 @@
 """``VoteStore`` on PostgreSQL: the one statement path that writes votes.
 
 Every vote goes in through ``insert_vote`` (one insert into ``preferences`` ``ON CONFLICT
-(matchup_id) DO NOTHING``: the unique matchup id is the one-vote rule, whoever races for it). A
+(matchup_id) DO NOTHING``: the unique matchup id is the one-vote rule, whoever races for it).
+An expert reviewer's verdict, of which a round may have several, goes into ``review_verdicts``
+through ``record_review``. A
 chat command's claim and a judge's verdict are written in the same transaction as the vote, so
 either both stand or neither does. The counting triggers keep the summaries current within the
 same statement. The demo seeder's bulk load writes through ``insert_votes_from``, the same
@@ -20,7 +22,7 @@ from arena_api.core.ids import new_id
 from arena_api.core.judging import Judgement
 from arena_api.core.ports import ChatVoteResult
 from arena_api.core.sides import sql_winner_slot
-from arena_api.core.votes import CastVote
+from arena_api.core.votes import CastVote, ReviewResult, ReviewVerdict
 from arena_api.db.chats import chat_state, claim_command
 from arena_api.db.judgements import insert_verdict
 from arena_api.db.outages import raises_unavailable
@@ -81,6 +83,25 @@ async def insert_vote(conn: asyncpg.Connection, vote: CastVote) -> bool:
     return inserted is not None
 
 
+_LOCK_REVIEW_ITEM = """
+SELECT i.id, i.queue_id, q.reviews_per_item AS k,
+       EXISTS (SELECT 1 FROM review_queue_reviewers r
+                WHERE r.queue_id = i.queue_id AND r.user_id = $2) AS assigned
+  FROM review_items i JOIN review_queues q ON q.id = i.queue_id
+ WHERE i.id = $1
+   FOR UPDATE OF i
+"""
+_REVIEWS_GIVEN = """
+SELECT count(*) FILTER (WHERE vote <> 'skip') AS verdicts,
+       bool_or(reviewer_id = $2) AS mine
+  FROM review_verdicts WHERE item_id = $1
+"""
+_REVIEW_VERDICT = """
+INSERT INTO review_verdicts (id, item_id, reviewer_id, vote, reasons, comment)
+VALUES ($1, $2, $3, $4, $5::text[], $6)
+"""
+
+
 @raises_unavailable
 class PostgresVotes:
     def __init__(self, pool: asyncpg.Pool) -> None:
@@ -95,6 +116,33 @@ class PostgresVotes:
         async with self._pool.acquire() as conn:
             count, left = await conn.fetchrow(_RECENT, uuid.UUID(user_id))
         return int(count), 0.0 if left is None else max(timedelta(0), left).total_seconds()
+
+    async def record_review(self, verdict: ReviewVerdict) -> ReviewResult:
+        """A reviewer's verdict, under a lock on its item: two reviewers racing for an item's
+        last review cannot give it more than k; ``(item, reviewer)`` is unique, so a second
+        verdict of one reviewer is refused, not counted."""
+        key = uuid.UUID(verdict.reviewer_id)
+        async with self._pool.acquire() as conn, conn.transaction():
+            item = await conn.fetchrow(_LOCK_REVIEW_ITEM, verdict.item_id, key)
+            if item is None:
+                return "not_found"
+            if not item["assigned"]:
+                return "not_reviewer"
+            given = await conn.fetchrow(_REVIEWS_GIVEN, verdict.item_id, key)
+            if given["mine"]:
+                return "duplicate"
+            if verdict.vote != "skip" and given["verdicts"] >= item["k"]:
+                return "complete"
+            await conn.execute(
+                _REVIEW_VERDICT,
+                new_id(),
+                verdict.item_id,
+                key,
+                verdict.vote,
+                list(verdict.reasons),
+                verdict.comment,
+            )
+        return "recorded"
 
     async def record_command(self, vote: CastVote, chat_key: str, message: str) -> ChatVoteResult:
         async with self._pool.acquire() as conn:

@@ -26,7 +26,9 @@ from arena_api.core.requests import ChatRequest, parse_command
 from arena_api.core.review import Agreement, ItemVerdicts, queue_agreement
 from arena_api.core.sides import VOTES
 from arena_api.core.users import Actor, Grant, Member
+from arena_api.core.votes import ReviewVerdict
 from arena_api.services.rounds import RoundOptions
+from arena_api.services.votes import VoteRecorder
 
 __all__ = ["ReviewService", "ReviewStore"]
 
@@ -74,15 +76,6 @@ class ReviewStore(Protocol):
     async def next_item(self, queue_id: uuid.UUID, user_id: str) -> Any | None: ...
 
     async def my_progress(self, queue_id: uuid.UUID, user_id: str) -> tuple[int, int]: ...
-
-    async def add_verdict(
-        self,
-        item_id: uuid.UUID,
-        user_id: str,
-        vote: str,
-        reasons: Sequence[str],
-        comment: str | None,
-    ) -> str: ...
 
     async def verdicts(self, queue_id: uuid.UUID) -> list[ItemVerdicts]: ...
 
@@ -140,10 +133,13 @@ class ReviewService:
         store: ReviewStore,
         members: Members,
         reasons: VoteReasons,
+        votes: VoteRecorder,
         rounds: Rounds | None = None,
     ) -> None:
-        """``rounds`` plays the rounds of a queue made from a list of prompts."""
+        """``votes`` records the verdicts (the one vote path); ``rounds`` plays the rounds of
+        a queue made from a list of prompts."""
         self._store = store
+        self._votes = votes
         self._members = members
         self._reasons = reasons
         self._rounds_source = rounds
@@ -356,8 +352,14 @@ class ReviewService:
             )
         if grant.user_id is None:
             raise _forbidden()
-        result = await self._store.add_verdict(
-            _uuid(raw_item, "item"), grant.user_id, vote, reasons, (comment or "").strip() or None
+        result = await self._votes.record_review(
+            ReviewVerdict(
+                _uuid(raw_item, "item"),
+                grant.user_id,
+                vote,
+                reasons,
+                (comment or "").strip() or None,
+            )
         )
         if result == "not_found":
             raise NotFound("No such item")

@@ -15,7 +15,7 @@ import math
 from arena_api.core.errors import VoteError
 from arena_api.core.judging import Judgement
 from arena_api.core.ports import ChatVoteResult, RoundObserver, VoteStore
-from arena_api.core.votes import CastVote
+from arena_api.core.votes import CastVote, ReviewResult, ReviewVerdict
 
 __all__ = ["VoteRecorder"]
 
@@ -59,6 +59,13 @@ class VoteRecorder:
         many copies of it arrive); ``recorded`` when this call recorded it."""
         result = await self._store.record_command(vote, chat_key, message)
         self._observed(vote, result == "recorded")
+        return result
+
+    async def record_review(self, verdict: ReviewVerdict) -> ReviewResult:
+        """Record an expert reviewer's verdict (review queues); ``recorded``, or why not."""
+        result = await self._store.record_review(verdict)
+        if result == "recorded":
+            self._observer.vote_recorded(verdict.vote, "reviewer", "review")
         return result
 
     async def record_judgement(self, judgement: Judgement, vote: CastVote | None) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from arena_api.core.judging import Judgement
 from arena_api.core.ports import ChatVoteResult, NoObserver
-from arena_api.core.votes import CastVote
+from arena_api.core.votes import CastVote, ReviewResult, ReviewVerdict
 
 __all__ = ["FakeVoteStore", "VoteCounter"]
 
@@ -19,6 +19,7 @@ class FakeVoteStore:
     votes: dict[uuid.UUID, CastVote] = field(default_factory=dict)
     claims: dict[str, tuple[uuid.UUID, str | None]] = field(default_factory=dict)
     verdicts: list[tuple[Judgement, bool]] = field(default_factory=list)
+    reviews: list[ReviewVerdict] = field(default_factory=list)
 
     def link(self, chat_key: str, matchup_id: uuid.UUID) -> None:
         """The chat now shows ``matchup_id``, its vote command not yet claimed."""
@@ -29,6 +30,15 @@ class FakeVoteStore:
             return False
         self.votes[vote.matchup_id] = vote
         return True
+
+    async def record_review(self, verdict: ReviewVerdict) -> ReviewResult:
+        if any(
+            r.item_id == verdict.item_id and r.reviewer_id == verdict.reviewer_id
+            for r in self.reviews
+        ):
+            return "duplicate"
+        self.reviews.append(verdict)
+        return "recorded"
 
     async def recent_user_votes(self, user_id: str) -> tuple[int, float]:
         """Every vote of the user counts as recent here; the oldest leaves in an hour."""

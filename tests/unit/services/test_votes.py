@@ -11,7 +11,7 @@ from arena_api.core.errors import VoteError
 from arena_api.core.judging import Judgement
 from arena_api.core.models import ModelEntry
 from arena_api.core.records import MatchupRecord
-from arena_api.core.votes import cast_vote
+from arena_api.core.votes import ReviewVerdict, cast_vote
 from arena_api.services.votes import VoteRecorder
 from tests.fakes.votes import FakeVoteStore, VoteCounter
 
@@ -177,3 +177,16 @@ async def test_a_signed_in_person_past_the_daily_cap_is_refused_and_nothing_is_s
     assert refused.value.retry_after_s == 3600
     assert [v.user_id for v in store.votes.values()] == ["u-1", "u-1", "u-2", None]
     assert sum(counter.counted.values()) == 4
+
+
+async def test_a_reviewers_verdict_goes_through_the_one_vote_path_and_counts_once(
+    recorder: VoteRecorder, store: FakeVoteStore, counter: VoteCounter
+) -> None:
+    verdict = ReviewVerdict(uuid.uuid4(), "reviewer-1", "left", ("accuracy",), "clear")
+
+    first = await recorder.record_review(verdict)
+    again = await recorder.record_review(verdict)
+
+    assert (first, again) == ("recorded", "duplicate")
+    assert store.reviews == [verdict]
+    assert counter.counted == {("left", "reviewer", "review"): 1}
