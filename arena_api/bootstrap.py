@@ -33,7 +33,7 @@ from arena_api.core.join import JoinBroker, Joiner
 from arena_api.core.judging import DEFAULT_PROMPT
 from arena_api.core.matchmaking import make_matchmaker
 from arena_api.core.models import ModelEntry, Prices
-from arena_api.core.ports import RoundObserver
+from arena_api.core.ports import ImageReads, RoundObserver
 from arena_api.core.ratelimit import Limit, Limiter, RateLimiter
 from arena_api.core.reasons import VoteReasons
 from arena_api.core.standing import ProvisionalRule
@@ -44,6 +44,7 @@ from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.export import PostgresVoteRows
 from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresBackfillRounds
 from arena_api.db.lost import mark_lost_rounds
+from arena_api.db.media import PostgresImages
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.retention import keep_text_for
 from arena_api.db.review import PostgresReview
@@ -68,6 +69,7 @@ from arena_api.services.identity import IdentityService, OidcSettings
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
+from arena_api.services.media import ImageIntake
 from arena_api.services.review import ReviewService
 from arena_api.services.roster import RosterAdmin
 from arena_api.services.suites import SuiteService
@@ -96,9 +98,11 @@ def build_arena(
     secret: bytes | None = None,
     relay: ControlRelay | None = None,
     join: Joiner | None = None,
+    images: ImageReads | None = None,
 ) -> ArenaService:
     """Wire ArenaService from settings and the adapters ``bootstrap`` built: the one place that
-    picks its matchmaker, token service, join broker and round policy."""
+    picks its matchmaker, token service, join broker, round policy and image intake (with no
+    image store, a round with images is refused)."""
     return ArenaService(
         repository=repository,
         votes=votes,
@@ -128,7 +132,22 @@ def build_arena(
             clock=time.monotonic,
         ),
         reasons=VoteReasons(settings.vote_reasons),
+        images=None if images is None else build_image_intake(settings, images),
     )
+
+
+def build_image_intake(settings: Settings, store: ImageReads) -> ImageIntake:
+    """The image intake of ``settings``: Pillow's codec, and the guarded fetcher where images by
+    URL are allowed."""
+    from arena_api.media.codec import PillowCodec
+
+    limits = settings.image_limits
+    fetcher = None
+    if limits.allow_urls:
+        from arena_api.media.fetch import GuardedFetcher
+
+        fetcher = GuardedFetcher(limits)
+    return ImageIntake(limits, PillowCodec(limits), store, fetcher)
 
 
 def load_judge(settings: Settings) -> JudgeModel | None:
@@ -272,6 +291,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             secret=secret,
             relay=shared.relay,
             join=shared.join,
+            images=PostgresImages(pool),
         )
         # A model paused or resumed by the circuit breaker: the gauge, and an alert.
         arena.breaker.listeners += [metrics.breaker_changed, alerts.breaker_changed]

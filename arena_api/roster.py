@@ -56,6 +56,8 @@ class RosterModel(BaseModel):
     provider_model_id: str = Field(min_length=1, max_length=400)
     status: ModelStatus = ACTIVE
     price: Price | None = None
+    #: The model reads images: only such models answer a round with images.
+    vision: bool = False
 
     @model_validator(mode="before")
     @classmethod
@@ -86,6 +88,8 @@ class RosterJudge(BaseModel):
     provider: Provider
     provider_model_id: str = Field(min_length=1, max_length=400)
     price: Price | None = None
+    #: The judge reads images: it is shown a round's images (else it is told it cannot see them).
+    vision: bool = False
     #: Judge twice, the answers' order swapped; a disagreement becomes a tie.
     swap: bool = False
     prompt: str | None = Field(default=None, min_length=1, max_length=20_000)

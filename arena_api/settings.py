@@ -18,6 +18,7 @@ from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Any, Literal, get_args
 
+from arena_api.core.media import ImageLimits
 from arena_api.core.ratelimit import Limit, parse_limits
 from arena_api.core.reasons import DEFAULT_VOTE_REASONS, MAX_VOTE_REASONS, parse_vote_reasons
 
@@ -582,6 +583,35 @@ SETTINGS: tuple[Setting, ...] = (
         _integer(1024, 64 * 1024 * 1024),
     ),
     _setting(
+        "ARENA_MAX_IMAGES",
+        "4",
+        "Images a person may attach to one prompt (paste, drag, pick, or any protocol's image "
+        "parts); only models with `vision: true` answer them. 0 takes no images.",
+        _integer(0, 16),
+    ),
+    _setting(
+        "ARENA_MAX_IMAGE_BYTES",
+        "10485760",
+        "Largest image accepted (its decoded bytes); larger ones are refused with 413 "
+        "`image_too_large`. Requests with images may be this much larger than "
+        "`ARENA_MAX_BODY_BYTES` per image.",
+        _integer(1024, 50 * 1024 * 1024),
+    ),
+    _setting(
+        "ARENA_MAX_IMAGE_PIXELS",
+        "40000000",
+        "Largest image in pixels (width x height, all frames of an animation together), checked "
+        "before decoding: a decompression bomb is refused with 413 `image_too_many_pixels`.",
+        _integer(1, 500_000_000),
+    ),
+    _setting(
+        "ARENA_ALLOW_IMAGE_URLS",
+        "0",
+        "Accept images by `http(s)` URL and fetch them (never from private, loopback or "
+        "link-local addresses). Off: only images sent as bytes (base64, data URLs).",
+        _boolean(),
+    ),
+    _setting(
         "ARENA_CORS_ORIGINS",
         "",
         "Origins whose pages may call the API from a browser, with its cookies and credentials "
@@ -1097,6 +1127,10 @@ class Settings:
     oidc_reviewer_values: tuple[str, ...]
     shutdown_grace_s: float
     max_body_bytes: int
+    max_images: int
+    max_image_bytes: int
+    max_image_pixels: int
+    allow_image_urls: bool
     cors_origins: tuple[str, ...]
     frame_ancestors: tuple[str, ...]
     log_level: str
@@ -1211,6 +1245,22 @@ class Settings:
                 "1",
                 f"must not be set {because} unless ARENA_DEMO=1 (a try-out with mock models)",
             )
+
+    @property
+    def image_limits(self) -> ImageLimits:
+        """What images a prompt may carry (``arena_api.core.media``)."""
+        return ImageLimits(
+            max_images=self.max_images,
+            max_bytes=self.max_image_bytes,
+            max_pixels=self.max_image_pixels,
+            allow_urls=self.allow_image_urls,
+        )
+
+    @property
+    def max_round_body_bytes(self) -> int:
+        """Largest body of a request that starts a round: ``max_body_bytes`` plus room for its
+        images as base64 (4 characters per 3 bytes)."""
+        return self.max_body_bytes + self.max_images * (self.max_image_bytes * 4 // 3 + 64)
 
     @property
     def uses_mock_provider(self) -> bool:

@@ -18,6 +18,7 @@ category                    when
                             points``), or a prohibition (``do not``, ``without using``)
 ``longer_query``            at least ``LONG_QUERY_TOKENS`` tokens (the arena's estimate)
 ``multi_turn``              a follow-up: the turn index is above 0
+``vision``                  the round's conversation holds an image (``core.media``)
 ==========================  =====================================================================
 
 The prompt's language is not decided here (it needs a model): ``arena_api.language`` does it.
@@ -55,6 +56,7 @@ CATEGORIES = (
     "instruction_following",
     "longer_query",
     "multi_turn",
+    "vision",
 )
 LONG_QUERY_TOKENS = 500
 LANGUAGE_PREFIX = "language:"
@@ -124,8 +126,9 @@ _CONSTRAINT = re.compile(
 )
 
 
-def classify(prompt: str, *, turn_index: int = 0) -> tuple[str, ...]:
-    """The categories of a prompt, in ``CATEGORIES`` order (none: an everyday question)."""
+def classify(prompt: str, *, turn_index: int = 0, images: int = 0) -> tuple[str, ...]:
+    """The categories of a prompt, in ``CATEGORIES`` order (none: an everyday question);
+    ``images``: how many images the round's conversation holds."""
     found: set[str] = set()
     code_lines = len(_CODE_LINE.findall(prompt))
     if (
@@ -145,6 +148,8 @@ def classify(prompt: str, *, turn_index: int = 0) -> tuple[str, ...]:
         found.add("longer_query")
     if turn_index > 0:
         found.add("multi_turn")
+    if images > 0:
+        found.add("vision")
     return tuple(c for c in CATEGORIES if c in found)
 
 

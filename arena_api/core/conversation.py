@@ -10,6 +10,7 @@ import uuid
 from dataclasses import dataclass
 
 from arena_api.core.errors import ConversationError
+from arena_api.core.media import ChatImage
 from arena_api.core.models import ChatMessage
 from arena_api.core.records import ConversationRecord, winner_slot
 
@@ -84,7 +85,9 @@ def next_turn(
                 "The conversation history is incomplete", status=409, code="conversation_not_ready"
             )
         history += [
-            ChatMessage(role="user", content=turn.prompt),
+            ChatMessage(
+                role="user", content=turn.prompt, images=tuple(ChatImage(r) for r in turn.images)
+            ),
             ChatMessage(role="assistant", content=answer.content),
         ]
         parent = answer.response_id

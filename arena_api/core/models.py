@@ -9,6 +9,7 @@ from typing import Literal
 
 from arena_api.core.errors import ModelNotMatched
 from arena_api.core.lifecycle import ModelStatus
+from arena_api.core.media import ChatImage
 
 __all__ = [
     "ChatMessage",
@@ -44,6 +45,9 @@ class ModelEntry:
     provider: str
     provider_model_id: str
     prices: Prices | None = None
+    #: The model reads images (the roster's ``vision: true``): only such models answer a round
+    #: with images.
+    vision: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,3 +81,5 @@ class ChatMessage:
 
     role: Role
     content: str
+    #: The images of a user message (``core.media``), in the order the person attached them.
+    images: tuple[ChatImage, ...] = ()

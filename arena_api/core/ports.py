@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal, Protocol
@@ -18,6 +18,7 @@ from arena_api.core.boards import DEFAULT_BOARD, Board
 from arena_api.core.events import SlotResult
 from arena_api.core.judging import Judgement
 from arena_api.core.lifecycle import ACTIVE, ModelStatus
+from arena_api.core.media import ImageRef
 from arena_api.core.models import ChatMessage, ModelEntry, ModelWithStatus, Slot
 from arena_api.core.records import (
     ConversationRecord,
@@ -51,6 +52,8 @@ __all__ = [
     "ChatLinks",
     "ChatVoteResult",
     "ConversationReads",
+    "ImageFetcher",
+    "ImageReads",
     "LeaderboardPort",
     "LeaderboardRecords",
     "MatchupReads",
@@ -519,3 +522,29 @@ class NoObserver:
 
     def control_action(self, action: str, accepted: bool) -> None:
         pass
+
+
+# -- images --------------------------------------------------------------------------------------
+
+
+class ImageReads(Protocol):
+    """Stored images read back (``arena_api.db.media``)."""
+
+    async def load(self, refs: Iterable[ImageRef]) -> dict[str, bytes]:
+        """The bytes of each image by its SHA-256 (one deleted meanwhile is left out)."""
+        ...
+
+    async def get(self, sha256: str) -> tuple[ImageRef, bytes] | None: ...
+
+
+class ImageFetcher(Protocol):
+    """Fetches an image by ``http(s)`` URL (``ARENA_ALLOW_IMAGE_URLS``)."""
+
+    async def fetch(self, url: str, field: str) -> bytes:
+        """The URL's bytes.
+
+        Raises:
+            ImageError: ``image_url_refused`` (a scheme or an address not allowed),
+                ``image_fetch_failed``, ``image_too_large``.
+        """
+        ...

@@ -8,6 +8,7 @@ from typing import Literal
 
 from arena_api.core.categories import UNDETERMINED
 from arena_api.core.errors import VoteError
+from arena_api.core.media import ChatImage, ImageRef
 from arena_api.core.models import ModelEntry, Slot
 from arena_api.core.sides import DECISIVE_VOTES, VOTES, Vote, winner_slot
 
@@ -53,6 +54,8 @@ class NewRound:
     prompt_key: str = ""
     #: The replica running it, when it is one of several (``REDIS_URL``).
     replica: str | None = None
+    #: The prompt's images, stored with the turn (``core.media``).
+    images: tuple[ChatImage, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class TurnRecord:
     answers: tuple[StoredAnswer, ...]
     slot_a: ModelEntry
     slot_b: ModelEntry
+    #: The prompt's images (none once text retention cleared them).
+    images: tuple[ImageRef, ...] = ()
 
     def answer(self, slot: Slot) -> StoredAnswer | None:
         return next((a for a in self.answers if a.slot == slot), None)

@@ -17,6 +17,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic.alias_generators import to_camel
 
@@ -25,9 +26,11 @@ from arena_api.core.models import ChatMessage
 from arena_api.core.records import Vote
 
 __all__ = [
+    "MAX_IMAGES_SENT",
     "MAX_PROMPT_CHARS",
     "ChatCall",
     "ChatRequest",
+    "ImageBody",
     "JudgeRequest",
     "VoteRequest",
     "parse_command",
@@ -50,6 +53,27 @@ class _Command(BaseModel):
 CommandT = TypeVar("CommandT", bound=_Command)
 
 
+#: How many images a body may hold before it is not read at all; ``ARENA_MAX_IMAGES`` (at most
+#: 16) is checked after it, with its own 413 ``too_many_images``.
+MAX_IMAGES_SENT = 64
+
+
+class ImageBody(_Command):
+    """An image of the prompt: its bytes as base64 in ``data`` (with ``mediaType``, a hint: the
+    type is read from the bytes), or a ``url``: a ``data:`` URL, or ``http(s)`` where the
+    operator allows fetching (``ARENA_ALLOW_IMAGE_URLS``)."""
+
+    data: str | None = Field(default=None, min_length=1)
+    media_type: str | None = Field(default=None, max_length=200)
+    url: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImageBody:
+        if (self.data is None) == (self.url is None):
+            raise ValueError("give either data (base64) or url")
+        return self
+
+
 ModelId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 
 
@@ -64,6 +88,11 @@ class ChatRequest(_Command):
     #: ``named``: a side-by-side round of the two ``models`` (roster ids), named from the start.
     mode: Literal["blind", "named"] = "blind"
     models: tuple[ModelId, ModelId] | None = Field(default=None, validate_default=True)
+    #: The prompt's images (``arena_api.core.media``), checked by the round before it starts.
+    images: tuple[ImageBody, ...] = Field(default=(), max_length=MAX_IMAGES_SENT)
+    #: Where another protocol's body held each image (``messages[2].content[1]``), to name it
+    #: in an error; the native body's are ``images[i]``.
+    image_fields: tuple[str, ...] = Field(default=(), exclude=True)
 
     @field_validator("prompt", mode="before")
     @classmethod

@@ -27,6 +27,7 @@ from arena_api.core.lifecycle import (
     IMPORTED_PROVIDER,
     ModelStatus,
 )
+from arena_api.core.media import ImageRef
 from arena_api.core.models import ModelEntry, ModelWithStatus, Prices, Slot
 from arena_api.core.populations import HUMAN, REVIEWER
 from arena_api.core.ports import (
@@ -47,6 +48,7 @@ from arena_api.core.records import (
 from arena_api.core.sides import OUTCOME_COUNTERS, SKIP, SLOT_PICKED, TIE_VOTES, side_counter
 from arena_api.core.style_features import SPREAD_COLUMNS, STYLE_SUM_KINDS
 from arena_api.db.answers import AnswerWriter
+from arena_api.db.media import attach_images, images_transaction, turn_image_refs
 from arena_api.db.outages import raises_unavailable
 from arena_api.db.tables import (
     category_pair_stats,
@@ -118,6 +120,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                 "input_price_per_mtok": None if m.price is None else m.price.input,
                 "output_price_per_mtok": None if m.price is None else m.price.output,
                 "source": "file",
+                "vision": m.vision,
             }
             for m in roster.models
         ]
@@ -133,6 +136,7 @@ async def seed_roster(engine: AsyncEngine, roster: Roster) -> SeedResult:
                         "input_price_per_mtok",
                         "output_price_per_mtok",
                         "source",
+                        "vision",
                     )
                 },
             )
@@ -165,6 +169,7 @@ def _entry(row: Any, prefix: str = "") -> ModelEntry:
         prices=None
         if input_price is None or output_price is None
         else Prices(input_per_mtok=input_price, output_per_mtok=output_price),
+        vision=bool(getattr(row, f"{prefix}vision", False)),
     )
 
 
@@ -175,6 +180,7 @@ _MODEL_COLUMNS = (
     models.c.provider_model_id,
     models.c.input_price_per_mtok,
     models.c.output_price_per_mtok,
+    models.c.vision,
 )
 
 
@@ -258,7 +264,7 @@ def _with_slot_models(query: Select[Any]) -> Select[Any]:
     )
 
 
-_ENTRY_FIELDS = frozenset({"id", "display_name", "provider", "provider_model_id"})
+_ENTRY_FIELDS = frozenset({"id", "display_name", "provider", "provider_model_id", "vision"})
 
 
 # The request path's hot statements run on asyncpg directly: one round trip each, prepared once
@@ -270,8 +276,9 @@ WITH conversation AS (
 ), matchup AS (
   INSERT INTO matchups (id, prompt, model_a_id, model_b_id, slot_a_model_id, slot_b_model_id,
                         slot_a_provider_model_id, slot_b_provider_model_id, matchup_token_hash,
-                        harness_version, mode, categories, language, prompt_key, replica)
-  VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18, $19, $20, $21)
+                        harness_version, mode, categories, language, prompt_key, replica,
+                        image_count)
+  VALUES ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $18, $19, $20, $21, $22)
   RETURNING id
 )
 INSERT INTO turns (id, conversation_id, matchup_id, parent_response_id, turn_index, prompt)
@@ -349,8 +356,9 @@ class PostgresRepository:
         """
         a, b = new.slot_a, new.slot_b
         low, high = sorted((a.id, b.id), key=lambda u: u.bytes)
+        turn_id = new_id()
         try:
-            async with self._pool.acquire() as conn:
+            async with self._pool.acquire() as conn, images_transaction(conn, new.images):
                 await conn.execute(
                     _CREATE_ROUND,
                     new.conversation_id,
@@ -367,14 +375,17 @@ class PostgresRepository:
                     new.token_hash,
                     new.harness_version,
                     new.mode,
-                    new_id(),
+                    turn_id,
                     new.parent_response_id,
                     new.turn_index,
                     list(new.categories),
                     new.language,
                     new.prompt_key,
                     new.replica,
+                    len(new.images),
                 )
+                if new.images:
+                    await attach_images(conn, turn_id, new.images)
         except asyncpg.UniqueViolationError as exc:
             if (exc.constraint_name or "").startswith("turns_"):
                 raise ConversationError(
@@ -447,6 +458,7 @@ class PostgresRepository:
                 turns.c.prompt,
                 matchups.c.id,
                 matchups.c.mode,
+                matchups.c.image_count,
                 preferences.c.vote,
             )
         )
@@ -480,6 +492,10 @@ class PostgresRepository:
                     .where(turns.c.conversation_id == conversation_id)
                 )
             ).all()
+        images: dict[uuid.UUID, tuple[ImageRef, ...]] = {}
+        if any(t.image_count for t in turn_rows):
+            async with self._pool.acquire() as pool_conn:
+                images = await turn_image_refs(pool_conn, (t.id for t in turn_rows))
         answers: dict[uuid.UUID, list[StoredAnswer]] = {}
         for a in answer_rows:
             answers.setdefault(a.matchup_id, []).append(
@@ -498,6 +514,7 @@ class PostgresRepository:
                     answers=tuple(sorted(answers.get(t.id, []), key=lambda a: a.slot)),
                     slot_a=_entry(t, "a_"),
                     slot_b=_entry(t, "b_"),
+                    images=images.get(t.id, ()),
                 )
                 for t in turn_rows
             ),

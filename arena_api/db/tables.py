@@ -26,6 +26,7 @@ from sqlalchemy import (
     MetaData,
     Numeric,
     PrimaryKeyConstraint,
+    SmallInteger,
     Table,
     Text,
     UniqueConstraint,
@@ -52,6 +53,7 @@ __all__ = [
     "autojudge_claims",
     "conversations",
     "external_chats",
+    "images",
     "judge_verdicts",
     "matchups",
     "metadata",
@@ -72,6 +74,7 @@ __all__ = [
     "response_latency_values",
     "responses",
     "style_control_coefficients",
+    "turn_images",
     "turns",
     "vote_activity",
 ]
@@ -115,6 +118,8 @@ models = Table(
     #: file drops it), the admin ``console`` (kept as it is by a seed), an ``import``
     #: (migration 0022).
     Column("source", Text, nullable=False, server_default=text("'file'")),
+    #: The model reads images (the roster's ``vision: true``; migration 0025).
+    Column("vision", Boolean, nullable=False, server_default=text("false")),
     UniqueConstraint("provider", "provider_model_id"),
     CheckConstraint("source IN ('file', 'console', 'import')", name="source"),
     CheckConstraint(f"status IN ({sql_labels(MODEL_STATUSES)})", name="status"),
@@ -179,8 +184,11 @@ matchups = Table(
     #: The replica that ran the round (``REDIS_URL``); NULL in one process (migration 0016).
     Column("replica", Text, nullable=True),
     Column("steers", JSONB, nullable=False, server_default=text("'[]'::jsonb")),
+    #: How many images the prompt had; kept when text retention clears them (migration 0025).
+    Column("image_count", SmallInteger, nullable=False, server_default=text("0")),
     _created_at(),
     *_imported("matchups"),
+    CheckConstraint("image_count >= 0", name="image_count"),
     CheckConstraint("model_a_id <> model_b_id", name="distinct_models"),
     CheckConstraint("slot_a_model_id <> slot_b_model_id", name="distinct_slots"),
     CheckConstraint("mode IN ('blind', 'shadow', 'named')", name="mode"),
@@ -276,6 +284,41 @@ turns = Table(
         name="parent_pairing",
     ),
     Index("turns_conversation_idx", "conversation_id", "turn_index"),
+)
+
+#: Images attached to prompts, once each under the SHA-256 of their re-encoded bytes
+#: (``arena_api.core.media``); ``turn_images`` says which turn shows which, in order
+#: (migration 0025).
+images = Table(
+    "images",
+    metadata,
+    Column("sha256", Text, primary_key=True),
+    Column("media_type", Text, nullable=False),
+    Column("width", Integer, nullable=False),
+    Column("height", Integer, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    _created_at(),
+    CheckConstraint("sha256 ~ '^[0-9a-f]{64}$'", name="sha256"),
+    CheckConstraint(
+        "media_type IN ('image/png', 'image/jpeg', 'image/gif', 'image/webp')", name="media_type"
+    ),
+    CheckConstraint("width > 0 AND height > 0 AND size = octet_length(data)", name="shape"),
+)
+
+turn_images = Table(
+    "turn_images",
+    metadata,
+    Column(
+        "turn_id",
+        UUID(as_uuid=True),
+        ForeignKey("turns.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("position", SmallInteger, primary_key=True),
+    Column("sha256", Text, ForeignKey("images.sha256"), nullable=False),
+    CheckConstraint("position >= 0", name="position"),
+    Index("turn_images_sha256_idx", "sha256"),
 )
 
 preferences = Table(

@@ -36,10 +36,18 @@ GOOGLE_BASE_URL = "https://generativelanguage.googleapis.com"
 _BLOCKED = "the model endpoint refused the prompt"
 
 
+def _parts(message: ChatMessage) -> list[dict[str, Any]]:
+    """A message's parts: its text, then each image inline (``inline_data``, base64)."""
+    return [
+        {"text": message.content},
+        *({"inline_data": {"mime_type": i.media_type, "data": i.base64()}} for i in message.images),
+    ]
+
+
 def _request_body(messages: Sequence[ChatMessage]) -> dict[str, Any]:
     """The JSON body of a ``streamGenerateContent`` request for ``messages``."""
     contents = [
-        {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
+        {"role": "model" if m.role == "assistant" else "user", "parts": _parts(m)}
         for m in messages
         if m.role != "system"
     ]

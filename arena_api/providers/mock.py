@@ -19,6 +19,7 @@ import random
 from collections.abc import AsyncIterator, Sequence
 
 from arena_api.core.cost import estimate_prompt_tokens
+from arena_api.core.media import IMAGE_MEDIA_TYPES
 from arena_api.core.models import ChatMessage, ModelEntry
 from arena_api.core.ports import ProviderChunk
 
@@ -91,8 +92,8 @@ def _tokens(model: ModelEntry, messages: Sequence[ChatMessage], count: int) -> l
     if model.provider_model_id.startswith("mock-judge"):
         return _verdict(model, messages)
     rng = random.Random(_seed(model, messages))
-    tokens = [mock_tag(model) + " "]
-    for position in range(1, count):
+    tokens = [mock_tag(model) + " ", *_described(messages)]
+    for position in range(len(tokens), max(count, len(tokens) + 1)):
         word = rng.choice(_WORDS)
         if position == _BOLD_AT:
             tokens.append(f"**{word}** ")
@@ -103,6 +104,23 @@ def _tokens(model: ModelEntry, messages: Sequence[ChatMessage], count: int) -> l
         else:
             tokens.append(f"{word} ")
     return tokens
+
+
+def _described(messages: Sequence[ChatMessage]) -> list[str]:
+    """What a mock vision model says of the newest prompt's images: each one's format, size in
+    pixels and bytes, and the start of its SHA-256 (so a test can tell which bytes it got)."""
+    images = next((m.images for m in reversed(messages) if m.role == "user"), ())
+    if not images:
+        return []
+    said = [f"I see {len(images)} image{'s' if len(images) > 1 else ''}: "]
+    for number, image in enumerate(images, 1):
+        kind = IMAGE_MEDIA_TYPES.get(image.media_type, image.media_type).upper()
+        digest = hashlib.sha256(image.data).hexdigest()[:8]
+        said.append(
+            f"{number}. {kind} {image.ref.width}x{image.ref.height}, {len(image.data)} bytes, "
+            f"sha256 {digest}. "
+        )
+    return said
 
 
 class MockModelProvider:

@@ -35,6 +35,14 @@ def _text(line: Mapping[str, Any]) -> str:
     return content
 
 
+def _message(message: ChatMessage) -> dict[str, Any]:
+    """One message of the request; a user message's images go in ``images`` (base64)."""
+    body: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.images:
+        body["images"] = [i.base64() for i in message.images]
+    return body
+
+
 def _final(line: Mapping[str, Any]) -> ProviderChunk:
     tokens, model = line.get("eval_count"), line.get("model")
     prompt = line.get("prompt_eval_count")
@@ -75,7 +83,7 @@ class OllamaProvider:
         """
         body = {
             "model": model.provider_model_id,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [_message(m) for m in messages],
             "stream": True,
         }
         final: ProviderChunk | None = None

@@ -41,6 +41,16 @@ _DONE = b"[DONE]"
 _MEDIA_TYPES = ("text/event-stream",)
 
 
+def _message(message: ChatMessage) -> dict[str, Any]:
+    """One message of the request: a user message with images has content parts, its text then
+    each image as a base64 ``data:`` URL (what vision endpoints take without fetching)."""
+    if not message.images:
+        return {"role": message.role, "content": message.content}
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}]
+    parts += [{"type": "image_url", "image_url": {"url": i.data_url()}} for i in message.images]
+    return {"role": message.role, "content": parts}
+
+
 def _read_chunk(
     chunk: Mapping[str, Any],
 ) -> tuple[str, bool, tuple[int | None, int | None], str | None]:
@@ -112,7 +122,7 @@ class OpenAICompatibleProvider:
         """
         body = {
             "model": model.provider_model_id,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": [_message(m) for m in messages],
             "stream": True,
             "stream_options": {"include_usage": True},
         }

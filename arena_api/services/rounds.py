@@ -65,6 +65,7 @@ from arena_api.core.join import (
     JoinHandshake,
     SlotChannel,
 )
+from arena_api.core.media import ChatImage, ImageError, not_a_vision_model, too_few_vision_models
 from arena_api.core.models import ChatMessage, ModelEntry, ModelWithStatus, Slot
 from arena_api.core.plans import Plan, is_opted_in, resolve_default_model, resolve_plan
 from arena_api.core.ports import (
@@ -88,6 +89,7 @@ from arena_api.core.tokens import MatchupTokenService, TokenClaims, token_hash
 from arena_api.core.views import ReasonChoice, ReasonChoicesView, VoteReveal
 from arena_api.core.votes import HumanSource, cast_vote
 from arena_api.services._reveal import reveal
+from arena_api.services.media import ImageIntake
 from arena_api.services.votes import VoteRecorder
 
 __all__ = ["ROSTER_TTL_S", "ArenaService", "RoundOptions", "RoundPolicy", "RoundStream"]
@@ -199,8 +201,11 @@ class ArenaService:
         roster_ttl_s: float = ROSTER_TTL_S,
         breaker: CircuitBreaker | None = None,
         reasons: VoteReasons | None = None,
+        images: ImageIntake | None = None,
     ) -> None:
         self._repo = repository
+        #: Reads a request's images; none: a round with images is refused (400).
+        self._images = images
         self._votes = votes
         self._providers = providers
         self._matchmaker = matchmaker
@@ -429,8 +434,13 @@ class ArenaService:
             else None
         )
         history = turn.history if turn else ()
-        messages = (*history, ChatMessage(role="user", content=request.prompt))
+        images = await self._read_images(request)
+        messages = (*history, ChatMessage(role="user", content=request.prompt, images=images))
         roster = await self.playable_roster()
+        image_count = sum(len(m.images) for m in messages)
+        if image_count:
+            messages = await self._image_intake().with_bytes(messages)
+            roster = self._vision_roster(roster, plan, request)
 
         if plan == "single":
             model = options.model if options and options.model else self._require_default(roster)
@@ -491,10 +501,11 @@ class ArenaService:
                 token_hash=token_hash(token or secrets.token_urlsafe(32)),
                 harness_version=self._policy.harness_version,
                 mode="shadow" if plan == "shadow" else request.mode,
-                categories=classify(request.prompt, turn_index=turn_index),
+                categories=classify(request.prompt, turn_index=turn_index, images=image_count),
                 language=self._language(request.prompt),
                 prompt_key=prompt_key(request.prompt),
                 replica=self._relay.replica,
+                images=images,
             )
         )
         named = request.models is not None
@@ -516,6 +527,39 @@ class ArenaService:
         return self._launch(
             started, runs, messages, persisted=True, token=token, plan=plan, options=options
         )
+
+    def _image_intake(self) -> ImageIntake:
+        if self._images is None:
+            raise ImageError(
+                "This server takes no images", code="images_not_supported", field="images"
+            )
+        return self._images
+
+    async def _read_images(self, request: ChatRequest) -> tuple[ChatImage, ...]:
+        """The request's images, checked (``ImageIntake.read``); before anything is stored."""
+        return await self._image_intake().read(request) if request.images else ()
+
+    def _vision_roster(
+        self, roster: Sequence[ModelEntry], plan: Plan, request: ChatRequest
+    ) -> list[ModelEntry]:
+        """The models that may answer a round with images: those that read them.
+
+        Raises:
+            ArenaError: 409 ``model_not_vision`` when the round names (or, single or shadow,
+                defaults to) a model that reads none; 409 ``not_enough_vision_models`` when
+                fewer than two do.
+        """
+        vision = [m for m in roster if m.vision]
+        by_id = {str(m.id): m for m in roster}
+        named = [by_id[i.lower()] for i in request.models or () if i.lower() in by_id]
+        if plan in ("single", "shadow") and self._default_model is not None:
+            named.append(self._default_model)
+        for model in named:
+            if not model.vision:
+                raise not_a_vision_model(model.display_name)
+        if plan != "single" and len(vision) < 2:
+            raise too_few_vision_models(len(vision))
+        return vision
 
     def _drawable(self, roster: Sequence[ModelEntry], *also: ModelEntry) -> list[ModelEntry]:
         """The models of ``roster`` (but ``also``) the matchmaker may draw: the breaker's paused
