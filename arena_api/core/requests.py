@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
+from pydantic.json_schema import SkipJsonSchema
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.models import ChatMessage
@@ -91,8 +92,9 @@ class ChatRequest(_Command):
     #: The prompt's images (``arena_api.core.media``), checked by the round before it starts.
     images: tuple[ImageBody, ...] = Field(default=(), max_length=MAX_IMAGES_SENT)
     #: Where another protocol's body held each image (``messages[2].content[1]``), to name it
-    #: in an error; the native body's are ``images[i]``.
-    image_fields: tuple[str, ...] = Field(default=(), exclude=True)
+    #: in an error; the native body's are ``images[i]``. Set by the ingress parsers, not part of
+    #: the native body's schema.
+    image_fields: SkipJsonSchema[tuple[str, ...]] = Field(default=(), exclude=True)
 
     @field_validator("prompt", mode="before")
     @classmethod
@@ -106,6 +108,12 @@ class ChatRequest(_Command):
         if value is not None and "\x00" in value:
             raise ValueError("must not contain NUL characters")
         return value
+
+    @model_validator(mode="after")
+    def _a_field_per_image(self) -> ChatRequest:
+        if self.image_fields and len(self.image_fields) != len(self.images):
+            raise ValueError("image_fields must name every image, or none")
+        return self
 
     @field_validator("models")
     @classmethod
@@ -169,7 +177,9 @@ class ChatCall:
     """An OpenAI chat-completions request as the arena's chat front reads it.
 
     ``prompt`` is the newest user message's text (validated only when a round is started from
-    it: a helper task's prompt may be long); ``history`` the text of the messages before it.
+    it: a helper task's prompt may be long), ``images`` its images (unchecked: the round reads
+    them) and ``image_fields`` where the body held each; ``history`` the text of the messages
+    before it (their images are the stored conversation's, never the client's copy).
     ``chat_id`` and ``user_id`` come from the headers Open WebUI forwards.
     """
 
@@ -180,10 +190,21 @@ class ChatCall:
     stream: bool
     chat_id: str | None = None
     user_id: str | None = None
+    images: tuple[ImageBody, ...] = ()
+    image_fields: tuple[str, ...] = ()
 
     @property
     def digest(self) -> str:
         """A SHA-256 of the whole transcript: the same for the copies of one message that a
-        compare view sends once per column, different for every later message."""
-        turns = [[m.role, m.content] for m in self.history] + [["user", self.prompt]]
+        compare view sends once per column, different for every later message (or the same
+        text with other images)."""
+        turns: list[list[str]] = [[m.role, m.content] for m in self.history]
+        turns.append(["user", self.prompt])
+        if self.images:  # a text-only transcript keeps the digest it always had
+            turns.append([_image_digest(image) for image in self.images])
         return hashlib.sha256(json.dumps(turns).encode()).hexdigest()
+
+
+def _image_digest(image: ImageBody) -> str:
+    source = image.data if image.data is not None else image.url or ""
+    return hashlib.sha256(source.encode()).hexdigest()

@@ -1,7 +1,12 @@
 """What the three ingress parsers share: finding the prompt and reading the arena fields.
 
-Only the newest user message becomes the prompt: the arena rebuilds a conversation's history from
-the winning answers it stored, so a client transcript is never context. The arena fields
+Only the newest user message becomes the prompt (``Prompt``: its text and its images): the arena
+rebuilds a conversation's history from the winning answers and the images it stored, so a client
+transcript is never context, and an image an earlier message repeats is never read again. Each
+protocol says which of its content parts are images (``ImageOf``); the parts that are neither
+text nor image (audio, a PDF) are a 400. An image is taken as sent (``ImageBody``) and checked
+by the round before anything is stored; its refusal names the part that held it
+(``messages[3].content[1]``). The arena fields
 (``sessionId``, ``conversationId``, ``arena``, ``joinKey``) come from each protocol's extension
 slot and are validated exactly as on the native body; errors name the field as the client wrote it.
 
@@ -16,26 +21,31 @@ parts the arena takes) the parsers check after it.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired, TypeVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, NotRequired, TypeVar
 
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, with_config
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
 from arena_api.core.errors import InvalidRequest
-from arena_api.core.requests import ChatRequest, parse_command
+from arena_api.core.requests import ChatRequest, ImageBody, parse_command
 
 __all__ = [
     "ARENA_FIELDS",
     "ArenaFields",
-    "ContentPart",
+    "ImageOf",
+    "Prompt",
     "build_request",
+    "image_body",
     "invalid_envelope",
     "is_foreign_envelope",
+    "message_prompt",
     "message_text",
     "messages_field",
     "newest_user_message",
+    "prompt_of_parts",
     "unsupported_part",
     "validate_envelope",
 ]
@@ -60,14 +70,6 @@ class ArenaFields(TypedDict):
     session_id: NotRequired[SkipJsonSchema[_Id | None]]
     conversation_id: NotRequired[SkipJsonSchema[uuid.UUID | None]]
     join_key: NotRequired[SkipJsonSchema[_Id | None]]
-
-
-@with_config(IGNORE_EXTRA)
-class ContentPart(TypedDict):
-    """A content part; only ``text`` parts are taken (an image or file is a 400)."""
-
-    type: str
-    text: NotRequired[str]
 
 
 #: A ``messages`` array must hold a user message: the newest one is the prompt.
@@ -168,25 +170,126 @@ def newest_user_message(messages: Sequence[MessageT]) -> tuple[int, MessageT]:
 
 
 def unsupported_part(where: str, kind: str) -> InvalidRequest:
-    """The 400 for a content part the arena cannot send to both models (images, audio, files)."""
+    """The 400 for a content part the arena cannot send to both models (audio, a document)."""
     return InvalidRequest(
-        f"Unsupported content part '{kind}' at {where}: the arena takes text only",
-        details={where: [f"unsupported content part '{kind}'; only text is supported"]},
+        f"Unsupported content part '{kind}' at {where}: the arena takes text and images",
+        details={where: [f"unsupported content part '{kind}'; only text and images are supported"]},
     )
 
 
-def build_request(
-    prompt: str,
+@dataclass(frozen=True)
+class Prompt:
+    """The newest user message as a round reads it.
+
+    ``field`` names its text in an error (``messages[3].content``); ``image_fields`` name its
+    images, one each (``messages[3].content[1]``).
+    """
+
+    text: str
+    field: str
+    images: tuple[ImageBody, ...] = ()
+    image_fields: tuple[str, ...] = ()
+
+
+#: A protocol's reading of one content part that is not text: the image it carries, or ``None``
+#: when it is no image (the part is then refused). Called with the part and its field; raises
+#: ``InvalidRequest`` for an image part it cannot read (no source, a provider's file handle).
+ImageOf = Callable[[Mapping[str, Any], str], ImageBody | None]
+
+
+def image_body(
+    field: str, *, data: str | None = None, url: str | None = None, media_type: str | None = None
+) -> ImageBody:
+    """An image as a part carried it: base64 ``data`` or a ``url`` (``data:`` or http(s)).
+
+    Raises:
+        InvalidRequest: neither (or an empty one), named at ``field``.
+    """
+    if not data and not url:
+        raise InvalidRequest(
+            f"{field}: the image part carries no image",
+            details={field: ["needs the image as base64 data or a URL"]},
+        )
+    if media_type is not None and (not isinstance(media_type, str) or len(media_type) > 200):
+        media_type = None  # only ever a hint: the type is read from the bytes
+    return ImageBody(data=data or None, url=None if data else url, media_type=media_type)
+
+
+def message_prompt(message: Mapping[str, Any], where: str, image_of: ImageOf) -> Prompt:
+    """The newest user message's text (its string content, or its text parts joined by
+    newlines) and its images, in order.
+
+    Args:
+        where: the field of the message's content (``messages[3].content``).
+        image_of: the protocol's reading of a part that is not text.
+
+    Raises:
+        InvalidRequest: a part that is neither text nor image (named at ``where[i]``), an image
+            part without an image, or no content.
+    """
+    content = message.get("content")
+    if isinstance(content, str):
+        return Prompt(content, where)
+    if isinstance(content, list):
+        return prompt_of_parts(content, where, image_of)
+    raise InvalidRequest(
+        "The user message has no text content",
+        details={where: ["must be a string or a list of text and image parts"]},
+    )
+
+
+def prompt_of_parts(
+    parts: Sequence[Mapping[str, Any]],
+    where: str,
+    image_of: ImageOf,
     *,
-    prompt_field: str,
+    skip: Callable[[Mapping[str, Any]], bool] = lambda part: False,
+) -> Prompt:
+    """``message_prompt`` of a list of parts; ``skip`` passes over parts that carry no prompt
+    (an AI SDK ``step-start``).
+
+    Raises:
+        InvalidRequest: as ``message_prompt``.
+    """
+    texts: list[str] = []
+    images: list[ImageBody] = []
+    fields: list[str] = []
+    for number, part in enumerate(parts):
+        field = f"{where}[{number}]"
+        if part["type"] == "text":
+            texts.append(part.get("text", ""))
+            continue
+        image = image_of(part, field)
+        if image is not None:
+            images.append(image)
+            fields.append(field)
+        elif not skip(part):
+            raise unsupported_part(field, part["type"])
+    return Prompt("\n".join(texts), where, tuple(images), tuple(fields))
+
+
+def _request_field(key: str, prompt: Prompt, where: Mapping[str, str]) -> str:
+    """The client's own name of a ``ChatRequest`` error's field."""
+    if key == "images":
+        return prompt.field
+    head, _, rest = key.partition(".")
+    if head == "images" and prompt.image_fields:
+        index = rest.split(".", 1)[0]
+        if index.isdigit() and int(index) < len(prompt.image_fields):
+            return prompt.image_fields[int(index)]
+    return where.get(key, key)
+
+
+def build_request(
+    prompt: Prompt,
+    *,
     extensions: Iterable[tuple[str, Mapping[str, Any]]],
     defaults: Mapping[str, tuple[Any, str]] | None = None,
 ) -> ChatRequest:
     """Validate ``prompt`` plus the arena fields found in ``extensions`` into a ``ChatRequest``.
 
     Args:
-        prompt: the newest user message's text.
-        prompt_field: where the prompt came from, to name it in an error.
+        prompt: the newest user message's text and images.
         extensions: (prefix, mapping) pairs to read arena fields from; the first one to carry a
             field wins. The prefix names the field in an error (``"omni_arena."``).
         defaults: ``(value, field to blame)`` by wire name, used when no extension carries the
@@ -195,8 +298,11 @@ def build_request(
     Raises:
         InvalidRequest: with ``details`` naming the client's own field.
     """
-    data: dict[str, Any] = {"prompt": prompt}
-    where: dict[str, str] = {"prompt": prompt_field}
+    data: dict[str, Any] = {"prompt": prompt.text}
+    where: dict[str, str] = {"prompt": prompt.field}
+    if prompt.images:
+        data["images"] = prompt.images
+        data["imageFields"] = prompt.image_fields
     for prefix, mapping in extensions:
         for key, name in ARENA_FIELDS.items():
             if name not in data and key in mapping and mapping[key] is not None:
@@ -209,35 +315,25 @@ def build_request(
     try:
         return parse_command(ChatRequest, data)
     except InvalidRequest as exc:
-        details = {where.get(key, key): messages for key, messages in (exc.details or {}).items()}
+        details: dict[str, list[str]] = {}
+        for key, messages in (exc.details or {}).items():
+            details.setdefault(_request_field(key, prompt, where), []).extend(messages)
         raise InvalidRequest(exc.message, details=details) from None
 
 
-def message_text(
-    message: Mapping[str, Any], where: str, *, other_parts: Literal["refuse", "skip"] = "refuse"
-) -> str:
-    """A message's text: its string content, or its text parts joined by newlines.
-
-    Args:
-        other_parts: what a part that is not text (an image, audio) does: ``refuse`` the
-            message, or ``skip`` it (an earlier message, shown as context only).
+def message_text(message: Mapping[str, Any], where: str) -> str:
+    """An earlier message's text: its string content, or its text parts joined by newlines;
+    any other part (an image shown before, which the stored conversation holds) is left out.
 
     Raises:
-        InvalidRequest: a part that is not text (named at ``where``) when refused, or no text
-            content.
+        InvalidRequest: no text content (a string or a list of parts).
     """
     content = message.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        texts = []
-        for number, part in enumerate(content):
-            if part["type"] == "text":
-                texts.append(part.get("text", ""))
-            elif other_parts == "refuse":
-                raise unsupported_part(f"{where}[{number}]", part["type"])
-        return "\n".join(texts)
+        return "\n".join(part.get("text", "") for part in content if part["type"] == "text")
     raise InvalidRequest(
-        "The user message has no text content",
-        details={where: ["must be a string or a list of text parts"]},
+        "The message has no text content",
+        details={where: ["must be a string or a list of content parts"]},
     )

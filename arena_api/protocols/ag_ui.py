@@ -17,7 +17,10 @@ Pre-stream failures are in-band: a 200 whose single event is ``RUN_ERROR``.
 
 Ingress accepts both the 0.1.x shape (``tools``/``context``/``forwardedProps`` required) and the
 1.0 shape (all optional), in camelCase or snake_case; arena fields ride ``forwardedProps``.
-``threadId`` is not a conversation id: stock clients mint their own.
+``threadId`` is not a conversation id: stock clients mint their own. The newest user message's
+images are the round's: 1.0 ``image`` parts with a ``data`` source (base64 ``value`` and
+``mimeType``) or a ``url`` source, and the 0.x ``binary`` part of an ``image/*`` type (``data``
+or ``url``). A provider's ``file`` handle, audio, video and documents are a 400.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pydantic import Field, TypeAdapter, with_config
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
+from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
     MatchupDone,
     MatchupStarted,
@@ -40,16 +44,18 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.core.requests import ImageBody
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import sse_data
 from arena_api.protocols._ingress import (
     IGNORE_EXTRA,
     ArenaFields,
-    ContentPart,
     build_request,
-    message_text,
+    image_body,
+    message_prompt,
     messages_field,
     newest_user_message,
+    unsupported_part,
     validate_envelope,
 )
 from arena_api.protocols.base import ClientRequest, RunContext
@@ -169,8 +175,34 @@ def _content(message_id: str, delta: str, slot: Slot) -> bytes:
 
 
 @with_config(IGNORE_EXTRA)
+class AgUiSource(TypedDict):
+    """Where a media part's bytes are: ``data`` (base64 ``value``), ``url`` or a provider's
+    ``file`` handle (which the arena cannot read)."""
+
+    type: NotRequired[str]
+    value: NotRequired[str]
+    mimeType: NotRequired[str | None]
+    mime_type: NotRequired[SkipJsonSchema[str | None]]
+
+
+@with_config(IGNORE_EXTRA)
+class AgUiPart(TypedDict):
+    """A content part: ``text``, ``image`` (1.0, with a ``source``) and ``binary`` (0.x, an
+    ``image/*`` ``mimeType`` with ``data`` or ``url``) are read; other media are a 400."""
+
+    type: str
+    text: NotRequired[str]
+    source: NotRequired[AgUiSource]
+    mimeType: NotRequired[str | None]
+    data: NotRequired[str | None]
+    url: NotRequired[str | None]
+    mime_type: NotRequired[SkipJsonSchema[str | None]]
+
+
+@with_config(IGNORE_EXTRA)
 class AgUiMessage(TypedDict):
-    """A message of the transcript; only the newest user message is read (its text parts)."""
+    """A message of the transcript; only the newest user message is read (its text and image
+    parts)."""
 
     id: NotRequired[str | None]
     role: Annotated[
@@ -178,10 +210,44 @@ class AgUiMessage(TypedDict):
     ]
     content: NotRequired[
         Annotated[
-            str | list[ContentPart] | dict[str, Any] | None,
+            str | list[AgUiPart] | dict[str, Any] | None,
             Field(description="A string, content parts, or an activity message's object."),
         ]
     ]
+
+
+def _mime(part: Mapping[str, Any]) -> str | None:
+    mime = part.get("mimeType") or part.get("mime_type")
+    return mime if isinstance(mime, str) else None
+
+
+def _image_of(part: Mapping[str, Any], field: str) -> ImageBody | None:
+    """The image of an ``image`` part (1.0) or of an ``image/*`` ``binary`` part (0.x)."""
+    kind = part["type"]
+    if kind == "image":
+        source = part.get("source") or {}
+        value = source.get("value")
+        if source.get("type") == "data" and isinstance(value, str):
+            if value[:5].lower() == "data:":  # a data URL where base64 belongs: read it as one
+                return image_body(field, url=value)
+            return image_body(field, data=value, media_type=_mime(source))
+        if source.get("type") == "url" and isinstance(value, str):
+            return image_body(field, url=value, media_type=_mime(source))
+        if source.get("type") == "file":
+            raise unsupported_part(field, "image (a provider's file handle)")
+        raise InvalidRequest(
+            f"{field}: an image part needs a source: data (base64 value) or url",
+            details={field: ["source must be {type: data, value, mimeType} or {type: url, value}"]},
+        )
+    if kind == "binary":
+        mime = _mime(part)
+        if mime is None or not mime.lower().startswith("image/"):
+            raise unsupported_part(field, f"binary ({mime})" if mime else "binary")
+        data, url = part.get("data"), part.get("url")
+        if not data and not url:
+            raise unsupported_part(field, "binary (by id only)")
+        return image_body(field, data=data, url=url, media_type=mime)
+    return None
 
 
 _Id = Annotated[str, Field(min_length=1)]
@@ -211,18 +277,18 @@ def parse_run_agent_input(body: Mapping[str, Any]) -> ClientRequest:
     """Read an AG-UI ``RunAgentInput`` (0.1.x or 1.0).
 
     Raises:
-        InvalidRequest: the body does not fit ``RunAgentInput``, no user message, a non-text
-            content part, or a bad arena field.
+        InvalidRequest: the body does not fit ``RunAgentInput``, no user message, a content
+            part that is neither text nor an image, or a bad arena field. (An image is checked
+            by the round, which refuses it with ``ImageError``.)
     """
     envelope = validate_envelope(_RUN_AGENT_INPUT, body)
     index, message = newest_user_message(envelope["messages"])
-    where = f"messages[{index}].content"
-    prompt = message_text(message, where)
+    prompt = message_prompt(message, f"messages[{index}].content", _image_of)
     forwarded = envelope.get("forwardedProps")
     if forwarded is None:
         forwarded = envelope.get("forwarded_props")
     extensions = [("forwardedProps.", forwarded)] if forwarded is not None else []
-    request = build_request(prompt, prompt_field=where, extensions=extensions)
+    request = build_request(prompt, extensions=extensions)
     context = RunContext(
         thread_id=envelope.get("threadId") or envelope.get("thread_id"),
         run_id=envelope.get("runId") or envelope.get("run_id"),

@@ -13,10 +13,11 @@ a finished slot keeps ``finish_reason: "stop"``::
     run_error       -> ``data: {"error": {message, type: "omni_arena_error", code}}``
     (end)           -> ``data: [DONE]``
 
-Ingress reads a standard body: the prompt is the newest user message (string or text parts),
-arena fields ride the ``omni_arena`` object (``arena`` is accepted as its name too), ``user``
-seeds ``sessionId``, sampling knobs and tools are ignored, and ``stream: false`` is refused: a
-matchup is two live streams with no buffered completion to return.
+Ingress reads a standard body: the prompt is the newest user message (string or text parts, and
+its ``image_url`` parts as the round's images: a ``data:`` URL, or http(s) where the operator
+allows fetching), arena fields ride the ``omni_arena`` object (``arena`` is accepted as its name
+too), ``user`` seeds ``sessionId``, sampling knobs and tools are ignored, and ``stream: false``
+is refused: a matchup is two live streams with no buffered completion to return.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pydantic import Field, StrictBool, TypeAdapter, with_config
 from pydantic.json_schema import SkipJsonSchema
 from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on Python < 3.12
 
+from arena_api.core.errors import InvalidRequest
 from arena_api.core.events import (
     MatchupDone,
     MatchupStarted,
@@ -40,15 +42,16 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
-from arena_api.core.requests import stream_false_refused
+from arena_api.core.requests import ImageBody, stream_false_refused
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import (
     IGNORE_EXTRA,
     ArenaFields,
-    ContentPart,
+    Prompt,
     build_request,
-    message_text,
+    image_body,
+    message_prompt,
     messages_field,
     newest_user_message,
     validate_envelope,
@@ -64,6 +67,7 @@ __all__ = [
     "OpenAiSseAdapter",
     "SessionUser",
     "StreamError",
+    "openai_prompt",
     "parse_chat_completions_body",
 ]
 
@@ -154,11 +158,53 @@ class OpenAiSseAdapter(ClosingAdapter):
 
 
 @with_config(IGNORE_EXTRA)
+class ImageUrl(TypedDict):
+    url: Annotated[
+        str, Field(description="A `data:image/...;base64,` URL, or http(s) where allowed.")
+    ]
+    detail: NotRequired[str | None]
+
+
+@with_config(IGNORE_EXTRA)
+class OpenAiContentPart(TypedDict):
+    """A content part: ``text`` and ``image_url`` parts are read (audio or a file is a 400)."""
+
+    type: str
+    text: NotRequired[str]
+    image_url: NotRequired[ImageUrl | str]
+
+
+@with_config(IGNORE_EXTRA)
 class OpenAiMessage(TypedDict):
     role: Annotated[
         str, Field(description="`system`, `developer`, `user`, `assistant`, `tool`, ...")
     ]
-    content: NotRequired[str | list[ContentPart] | None]
+    content: NotRequired[str | list[OpenAiContentPart] | None]
+
+
+def _image_of(part: Mapping[str, Any], field: str) -> ImageBody | None:
+    """An ``image_url`` part's image (``detail`` is the client's wish for the vendor; the arena
+    sends every image as it is)."""
+    if part["type"] != "image_url":
+        return None
+    source = part.get("image_url")
+    url = source.get("url") if isinstance(source, Mapping) else source
+    if not isinstance(url, str) or not url:
+        raise InvalidRequest(
+            f"{field}: an image_url part needs image_url.url",
+            details={field: ["image_url.url must be a data: URL or an http(s) URL"]},
+        )
+    return image_body(field, url=url)
+
+
+def openai_prompt(message: OpenAiMessage, where: str) -> Prompt:
+    """The newest user message of a chat-completions body: its text and its images.
+
+    Raises:
+        InvalidRequest: an audio or file part, an ``image_url`` part without a URL, or no
+            content.
+    """
+    return message_prompt(message, where, _image_of)
 
 
 @with_config(IGNORE_EXTRA)
@@ -210,14 +256,14 @@ def parse_chat_completions_body(body: Mapping[str, Any]) -> ClientRequest:
 
     Raises:
         InvalidRequest: the body does not fit ``ChatCompletionsRequest``, ``stream: false``, no
-            user message, a non-text content part, or a bad arena field.
+            user message, a content part that is neither text nor an image, or a bad arena
+            field. (An image is checked by the round, which refuses it with ``ImageError``.)
     """
     envelope = validate_envelope(CHAT_COMPLETIONS_REQUEST, body)
     if envelope.get("stream") is False:
         raise stream_false_refused()
     index, message = newest_user_message(envelope["messages"])
-    where = f"messages[{index}].content"
-    prompt = message_text(message, where)
+    prompt = openai_prompt(message, f"messages[{index}].content")
     extensions: list[tuple[str, Mapping[str, Any]]] = []
     omni_arena = envelope.get("omni_arena")
     if omni_arena is not None:
@@ -226,5 +272,5 @@ def parse_chat_completions_body(body: Mapping[str, Any]) -> ClientRequest:
     if isinstance(arena, Mapping):
         extensions.append(("arena.", arena))
     defaults = {"sessionId": (_session_seed(envelope.get("user")), "user")}
-    request = build_request(prompt, prompt_field=where, extensions=extensions, defaults=defaults)
+    request = build_request(prompt, extensions=extensions, defaults=defaults)
     return ClientRequest(request)

@@ -9,7 +9,10 @@ Clients such as Open WebUI show ``choices[0]`` of each chunk and nothing else, s
     not streaming  one ``chat.completion`` object (the helper tasks' answers): ``ChatCompletion``
 
 Ingress (``read_chat_call``) reads what the front needs of a chat-completions body: the model,
-the stream flag, the newest user message and the text of every message before it.
+the stream flag, the newest user message (its text and images) and the text of every message
+before it. An earlier message's images are left out: a chat UI resends them with every message
+(Open WebUI does), and the arena's follow-up shows the images its stored conversation holds, so
+a repeated image is neither read again nor counted twice.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from arena_api.protocols._ingress import (
     newest_user_message,
     validate_envelope,
 )
-from arena_api.protocols.openai_sse import CHAT_COMPLETIONS_REQUEST, OpenAiMessage
+from arena_api.protocols.openai_sse import CHAT_COMPLETIONS_REQUEST, OpenAiMessage, openai_prompt
 
 __all__ = ["ChatCompletion", "OpenAiTextStream", "completion_body", "read_chat_call"]
 
@@ -136,7 +139,7 @@ def completion_body(model: str, content: str) -> ChatCompletion:
 def _history_text(message: OpenAiMessage) -> str | None:
     """An earlier message's text; parts that are not text (an image shown before) are left out."""
     try:
-        return message_text(message, "history", other_parts="skip") or None
+        return message_text(message, "history") or None
     except InvalidRequest:
         return None
 
@@ -160,7 +163,7 @@ def read_chat_call(
     Raises:
         InvalidRequest: the body does not fit ``ChatCompletionsRequest`` (a ``model`` that is
             not a string, a ``stream`` that is not a boolean, ...), no user message, or a
-            non-text part in the newest user message.
+            part of the newest user message that is neither text nor an image.
     """
     if not is_foreign_envelope(body):
         return None
@@ -168,13 +171,15 @@ def read_chat_call(
     stream = envelope.get("stream")
     messages = envelope["messages"]
     index, newest = newest_user_message(messages)
-    where = f"messages[{index}].content"
+    prompt = openai_prompt(newest, f"messages[{index}].content")
     return ChatCall(
         model=envelope.get("model"),
-        prompt=message_text(newest, where),
-        prompt_field=where,
+        prompt=prompt.text,
+        prompt_field=prompt.field,
         history=_history(messages[:index]),
         stream=stream is not False,
         chat_id=chat_id or None,
         user_id=user_id or None,
+        images=prompt.images,
+        image_fields=prompt.image_fields,
     )

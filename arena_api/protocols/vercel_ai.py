@@ -17,7 +17,10 @@ round) ``dataSlot``. Only chunk types present since AI SDK v5 are used, so v5 an
 both accept the stream. A stopped round ends with ``abort``.
 
 Ingress accepts the body ``useChat`` posts: v5 ``parts`` or v4 ``content``; arena fields ride
-the top level (``useChat({ body })``); ``id``, ``trigger`` and ``messageId`` are ignored.
+the top level (``useChat({ body })``); ``id``, ``trigger`` and ``messageId`` are ignored. The
+newest user message's images are the round's: ``file`` parts of an ``image/*`` ``mediaType``
+(their ``url`` a ``data:`` URL, or http(s) where the operator allows fetching), v4 ``image``
+parts and ``experimental_attachments`` of an image type. Any other file is a 400.
 """
 
 from __future__ import annotations
@@ -41,14 +44,18 @@ from arena_api.core.events import (
     Token,
 )
 from arena_api.core.models import Slot
+from arena_api.core.requests import ImageBody
 from arena_api.protocols._adapter import ClosingAdapter
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import (
     IGNORE_EXTRA,
     ArenaFields,
+    Prompt,
     build_request,
+    image_body,
     messages_field,
     newest_user_message,
+    prompt_of_parts,
     unsupported_part,
     validate_envelope,
 )
@@ -141,13 +148,17 @@ _MEDIA_PARTS = frozenset({"file", "image"})  # v5 `file`; v4 model content `imag
 
 @with_config(IGNORE_EXTRA)
 class UiPart(TypedDict):
-    """A message part; ``text`` parts are the prompt, ``file`` (or v4 ``image``) parts a 400,
-    and the others (``step-start``, ``reasoning``, ``data-*``, tools) carry no prompt text."""
+    """A message part; ``text`` parts are the prompt, ``file`` parts of an image type (or v4
+    ``image`` parts) its images, any other file a 400; the others (``step-start``,
+    ``reasoning``, ``data-*``, tools) carry no prompt."""
 
     type: str
     text: NotRequired[str]
-    mediaType: NotRequired[SkipJsonSchema[Any]]  # named in the 400 of a file part
+    mediaType: NotRequired[Annotated[Any, Field(description="`image/png`, ...")]]
+    url: NotRequired[Annotated[Any, Field(description="A `data:` URL, or http(s) where allowed.")]]
     mimeType: NotRequired[SkipJsonSchema[Any]]  # v4 spelling
+    data: NotRequired[SkipJsonSchema[Any]]  # v4 file part: base64 or a URL
+    image: NotRequired[SkipJsonSchema[Any]]  # v4 image part: base64 or a URL
 
 
 @with_config(IGNORE_EXTRA)
@@ -158,7 +169,7 @@ class UiMessage(TypedDict):
     content: NotRequired[
         Annotated[str | list[UiPart] | None, Field(description="AI SDK v4 (or its parts).")]
     ]
-    experimental_attachments: NotRequired[SkipJsonSchema[Any]]  # v4 attachments: a 400
+    experimental_attachments: NotRequired[SkipJsonSchema[Any]]  # v4: images taken, files a 400
 
 
 @with_config(IGNORE_EXTRA)
@@ -174,46 +185,97 @@ class UseChatRequest(ArenaFields):
 _USE_CHAT_REQUEST: TypeAdapter[UseChatRequest] = TypeAdapter(UseChatRequest)
 
 
-def _text_of_parts(parts: list[UiPart], where: str) -> str | None:
-    """The text parts joined; ``None`` when there are none. Media parts are refused."""
-    texts = []
-    for number, part in enumerate(parts):
-        kind = part["type"]
-        if kind == "text":
-            texts.append(part.get("text", ""))
-        elif kind in _MEDIA_PARTS:
-            media = part.get("mediaType") or part.get("mimeType")
-            raise unsupported_part(f"{where}[{number}]", f"{kind} ({media})" if media else kind)
-    return "\n".join(texts) if texts else None
+def _string(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_image_type(media: str | None) -> bool:
+    return media is not None and media.strip().lower().startswith("image/")
+
+
+def _source(field: str, value: str | None, media: str | None) -> ImageBody:
+    """An image given as a URL (``data:``, http(s)) or, in v4, as bare base64."""
+    if value is not None and value.partition(":")[0].lower() in ("data", "http", "https"):
+        return image_body(field, url=value, media_type=media)
+    return image_body(field, data=value, media_type=media)
+
+
+def _image_of(part: Mapping[str, Any], field: str) -> ImageBody | None:
+    """The image of a ``file`` part of an image type or of a v4 ``image`` part."""
+    kind = part["type"]
+    if kind not in _MEDIA_PARTS:
+        return None
+    media = _string(part.get("mediaType")) or _string(part.get("mimeType"))
+    if kind == "image":
+        return _source(field, _string(part.get("image")) or _string(part.get("url")), media)
+    if not _is_image_type(media):
+        raise unsupported_part(field, f"file ({media})" if media else "file")
+    return _source(field, _string(part.get("url")) or _string(part.get("data")), media)
+
+
+def _carries_no_prompt(part: Mapping[str, Any]) -> bool:
+    return True  # step-start, reasoning, data-*, tool parts: passed over
+
+
+def _has_text(parts: list[UiPart]) -> bool:
+    return any(part["type"] == "text" for part in parts)
+
+
+def _attachments(message: UiMessage, index: int) -> Prompt:
+    """A v4 message's ``experimental_attachments`` (``{name?, contentType?, url}``): the images
+    among them; any other attachment is a 400."""
+    where = f"messages[{index}].experimental_attachments"
+    attachments = message.get("experimental_attachments")
+    if not isinstance(attachments, list):
+        return Prompt("", where)
+    images: list[ImageBody] = []
+    fields: list[str] = []
+    for number, attachment in enumerate(attachments):
+        field = f"{where}[{number}]"
+        item = attachment if isinstance(attachment, Mapping) else {}
+        url, media = _string(item.get("url")), _string(item.get("contentType"))
+        if not _is_image_type(media) and not (url or "")[:11].lower() == "data:image/":
+            raise unsupported_part(field, f"attachment ({media})" if media else "attachment")
+        images.append(image_body(field, url=url, media_type=media))
+        fields.append(field)
+    return Prompt("", where, tuple(images), tuple(fields))
 
 
 def parse_use_chat_body(body: Mapping[str, Any]) -> ClientRequest:
     """Read the body ``useChat`` posts (AI SDK v5 ``parts``, v4 ``content``).
 
     Raises:
-        InvalidRequest: the body does not fit ``UseChatRequest``, no user message, a file or
-            attachment, or a bad arena field.
+        InvalidRequest: the body does not fit ``UseChatRequest``, no user message, no text, a
+            file or attachment that is no image, or a bad arena field. (An image is checked by
+            the round, which refuses it with ``ImageError``.)
     """
     envelope = validate_envelope(_USE_CHAT_REQUEST, body)
     index, message = newest_user_message(envelope["messages"])
-    attachments = message.get("experimental_attachments")
-    if isinstance(attachments, list) and attachments:
-        raise unsupported_part(f"messages[{index}].experimental_attachments", "attachment")
-    prompt: str | None = None
-    where = f"messages[{index}].parts"
+    read: list[Prompt] = []
+    prompt: Prompt | None = None
     parts = message.get("parts")
     if parts is not None:
-        prompt = _text_of_parts(parts, where)
+        read.append(
+            prompt_of_parts(parts, f"messages[{index}].parts", _image_of, skip=_carries_no_prompt)
+        )
+        prompt = read[-1] if _has_text(parts) else None
     if prompt is None:
         content = message.get("content")
+        where = f"messages[{index}].content"
         if isinstance(content, str):
-            prompt, where = content, f"messages[{index}].content"
+            prompt = Prompt(content, where)
         elif content is not None:  # a v4 message built from model content parts
-            prompt = _text_of_parts(content, f"messages[{index}].content")
+            read.append(prompt_of_parts(content, where, _image_of, skip=_carries_no_prompt))
+            prompt = read[-1] if _has_text(content) else None
     if prompt is None:
         raise InvalidRequest(
             "The user message has no text",
             details={f"messages[{index}]": ["no text part and no string content"]},
         )
-    request = build_request(prompt, prompt_field=where, extensions=[("", envelope)])
+    read.append(_attachments(message, index))
+    images = tuple(image for each in read for image in each.images)
+    fields = tuple(field for each in read for field in each.image_fields)
+    request = build_request(
+        Prompt(prompt.text, prompt.field, images, fields), extensions=[("", envelope)]
+    )
     return ClientRequest(request)

@@ -5,9 +5,10 @@ A JSON body is read under these rules (every POST route):
 * ``Content-Type`` must be JSON: ``application/json`` or any ``+json`` type, parameters such as
   ``charset`` allowed. A request with no ``Content-Type`` is read as JSON too (minimal clients
   omit it). Anything else (``text/plain``, a form) is ``415 unsupported_media_type``.
-* The body is at most ``ARENA_MAX_BODY_BYTES`` (default 1 MiB); past it, ``413 too_large``,
-  checked against ``Content-Length`` first and then while reading, so a lying or chunked client
-  cannot exceed it.
+* The body is at most ``ARENA_MAX_BODY_BYTES`` (default 1 MiB), or the ``max_bytes`` its route
+  gives (the chat routes, whose bodies may carry images, give ``max_round_body_bytes``); past
+  it, ``413 too_large``, checked against ``Content-Length`` first and then while reading, so a
+  lying or chunked client cannot exceed it.
 * Malformed JSON (or bytes that are not UTF-8) is ``400 invalid_request``.
 * JSON nested deeper than ``MAX_JSON_DEPTH`` (64), or holding more than ``MAX_JSON_VALUES``
   (10,000) arrays and objects, is ``400 invalid_json``: found before parsing (a recursive parser

@@ -10,6 +10,11 @@ named roster model) or an Open WebUI helper task is answered by ``OpenAiChatServ
 on ``choices[0]``, or a plain ``chat.completion`` for a helper task. Any other model id gets the
 seed API's matchup, both slots as ``choices[0]`` and ``choices[1]``.
 
+A chat body may carry the prompt's images (each protocol's image parts, checked by the round), so
+these routes read up to ``max_round_body_bytes`` (``ARENA_MAX_BODY_BYTES`` plus
+``ARENA_MAX_IMAGES`` images of ``ARENA_MAX_IMAGE_BYTES`` as base64); every other route keeps
+``ARENA_MAX_BODY_BYTES``.
+
 Failures before streaming keep their HTTP status, except on a protocol whose clients settle a
 run only on a terminal event (AG-UI): there they arrive at 200 as that protocol's single error
 event. A failure after streaming began is the round's ``run_error``, framed by the adapter.
@@ -20,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -125,9 +131,15 @@ def text_response(reply: TextReply) -> Response:
     )
 
 
+async def _round_body(request: Request) -> Any:
+    """The JSON body of a request that may start a round: it may carry images, so its limit is
+    ``ARENA_MAX_BODY_BYTES`` plus room for them as base64 (``max_round_body_bytes``)."""
+    return await read_json(request, max_bytes=services_of(request).settings.max_round_body_bytes)
+
+
 async def _serve(request: Request, protocol: Protocol, body: object = _UNREAD) -> Response:
     try:
-        client = parse_chat_body(protocol, await read_json(request) if body is _UNREAD else body)
+        client = parse_chat_body(protocol, await _round_body(request) if body is _UNREAD else body)
         round_ = await _arena(request).start_round(
             client.request,
             x_arena=request.headers.get("x-arena"),
@@ -151,7 +163,7 @@ def _front(request: Request) -> OpenAiChatService:
 
 
 async def chat_completions(request: Request) -> Response:
-    body = await read_json(request)
+    body = await _round_body(request)
     settings = services_of(request).settings
     call = read_chat_call(
         body,

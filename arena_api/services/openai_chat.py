@@ -23,6 +23,12 @@ the reference), so a decisive vote lets the next message continue from the winne
 restarts, and both kinds of vote take the same recording step. Open WebUI's helper tasks
 (title, tags, follow-ups) are answered at once without a model (``_helper_tasks``). Any other
 model id is not served here: the route runs the OpenAI-compatible matchup of the seed API on it.
+
+Images: the newest message's ``image_url`` parts are the round's images, checked by the round
+before anything is stored (a refused one is named at its place in ``messages``). A chat UI
+resends an earlier message's images with every message; those are not read again: a follow-up
+that continues the arena conversation shows the models the images its stored turns hold, so
+nothing is counted twice. (``arena-single`` sends a chat's own history as text.)
 """
 
 from __future__ import annotations
@@ -284,13 +290,17 @@ class OpenAiChatService:
 
     @staticmethod
     def _request(call: ChatCall, **fields: Any) -> ChatRequest:
-        """The round's command; a bad prompt is reported at its place in ``messages``."""
+        """The round's command, with the newest message's images (the round checks them, and
+        names a refused one at its place in ``messages``); a bad prompt is reported at its
+        place in ``messages`` too."""
+        data = {"prompt": call.prompt, **fields}
+        if call.images:
+            data |= {"images": call.images, "imageFields": call.image_fields}
         try:
-            return parse_command(ChatRequest, {"prompt": call.prompt, **fields})
+            return parse_command(ChatRequest, data)
         except InvalidRequest as exc:
             details = {
-                call.prompt_field if key == "prompt" else key: value
-                for key, value in (exc.details or {}).items()
+                _client_field(call, key): value for key, value in (exc.details or {}).items()
             }
             raise InvalidRequest(exc.message, details=details) from None
 
@@ -457,6 +467,17 @@ class OpenAiChatService:
         if result == "sibling":
             return text.reveal_text(reveal(matchup), recorded, column=column)
         return text.already_voted_text(reveal(matchup), recorded, column=column)
+
+
+def _client_field(call: ChatCall, key: str) -> str:
+    """Where the chat-completions body held a ``ChatRequest`` field that failed validation."""
+    if key == "prompt" or key == "images":
+        return call.prompt_field
+    head, _, rest = key.partition(".")
+    index = rest.split(".", 1)[0]
+    if head == "images" and index.isdigit() and int(index) < len(call.image_fields):
+        return call.image_fields[int(index)]
+    return key
 
 
 def _ref_session(ref: str) -> str:

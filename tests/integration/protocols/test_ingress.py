@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from tests.integration.arena_harness import serve_arena
 from tests.integration.protocols._wire import read_round
 
-IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+AUDIO = {"type": "input_audio", "input_audio": {"data": "AAAA", "format": "wav"}}
 
 
 @pytest.mark.parametrize(
@@ -25,9 +25,9 @@ IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}
         ),
         pytest.param(
             "/v1/chat/completions",
-            {"model": "m", "messages": [{"role": "user", "content": [IMAGE]}]},
+            {"model": "m", "messages": [{"role": "user", "content": [AUDIO]}]},
             "messages[0].content[0]",
-            id="openai-image",
+            id="openai-audio",
         ),
         pytest.param(
             "/chat/completions",
@@ -51,7 +51,9 @@ IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}
                     {
                         "id": "u",
                         "role": "user",
-                        "parts": [{"type": "file", "mediaType": "image/png", "url": "data:,"}],
+                        "parts": [
+                            {"type": "file", "mediaType": "application/pdf", "url": "data:,"}
+                        ],
                     }
                 ]
             },
@@ -161,11 +163,13 @@ async def test_a_non_json_content_type_is_a_415(
     assert response.status_code == 415 and response.json()["code"] == "unsupported_media_type"
 
 
-async def test_a_body_past_one_mebibyte_is_a_413_on_every_chat_path(
+async def test_a_body_past_the_round_limit_is_a_413_on_every_chat_path(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
+    """A chat body may carry images: its limit is ARENA_MAX_BODY_BYTES plus room for
+    ARENA_MAX_IMAGES images (none here)."""
     big = {"prompt": "x" * (1024 * 1024)}
-    async with serve_arena(db, database_url, tmp_path) as arena:
+    async with serve_arena(db, database_url, tmp_path, ARENA_MAX_IMAGES="0") as arena:
         statuses = [
             (await arena.client.post(url, json=big)).status_code
             for url in ("/api/arena/chat", "/v1/chat/completions", "/chat/completions")
@@ -229,7 +233,9 @@ async def test_an_unknown_protocol_falls_back_to_native_sse(
 async def test_the_body_limit_is_the_configured_one(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
-    async with serve_arena(db, database_url, tmp_path, ARENA_MAX_BODY_BYTES="4096") as arena:
+    async with serve_arena(
+        db, database_url, tmp_path, ARENA_MAX_BODY_BYTES="4096", ARENA_MAX_IMAGES="0"
+    ) as arena:
         small = await arena.client.post("/api/arena/chat", json={"prompt": "x" * 3000})
         large = await arena.client.post("/api/arena/chat", json={"prompt": "x" * 5000})
         vote = await arena.client.post("/api/arena/vote", json={"pad": "x" * 5000})

@@ -97,7 +97,7 @@ def test_ag_ui_thread_id_is_never_read_as_a_conversation() -> None:
                     {"role": "user", "content": "x", "experimental_attachments": [{"url": "u"}]}
                 ]
             },
-            "messages[0].experimental_attachments",
+            "messages[0].experimental_attachments[0]",
             id="vercel-v4-attachment",
         ),
         pytest.param(
