@@ -29,6 +29,7 @@ from arena_api.routes import chat as chat_routes
 from arena_api.routes import control as control_routes
 from arena_api.routes import errors, health, lifecycle, login
 from arena_api.routes import export as export_routes
+from arena_api.routes import images as image_routes
 from arena_api.routes import judge as judge_routes
 from arena_api.routes import live as live_routes
 from arena_api.routes import metrics as metrics_routes
@@ -126,7 +127,7 @@ def create_api(settings: Settings | None = None, *, standalone: bool = False) ->
     edge = settings if settings is not None else load_settings()
     app = Starlette(
         # The arena page's live feeds are the UI's own route, no operation of the API.
-        routes=[*api_routes(), *live_routes.routes],
+        routes=[*api_routes(), *live_routes.routes, *image_routes.routes],
         middleware=[
             # Outermost: whatever answers before reading the body leaves the connection usable.
             Middleware(KeepAlive, drain_bytes=DRAIN_FACTOR * edge.max_body_bytes),

@@ -44,7 +44,7 @@ from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.export import PostgresVoteRows
 from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresBackfillRounds
 from arena_api.db.lost import mark_lost_rounds
-from arena_api.db.media import PostgresImages
+from arena_api.db.media import PostgresImages, session_image
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.retention import keep_text_for
 from arena_api.db.review import PostgresReview
@@ -66,6 +66,7 @@ from arena_api.services.container import Services
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.identity import IdentityService, OidcSettings
+from arena_api.services.image_links import ImageLinks
 from arena_api.services.judge import JudgeModel, JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
@@ -176,6 +177,7 @@ def load_judge(settings: Settings) -> JudgeModel | None:
         provider=judge.provider,
         provider_model_id=judge.provider_model_id,
         prices=prices,
+        vision=judge.vision,
     )
     return JudgeModel(model=model, template=judge.prompt or DEFAULT_PROMPT, swap=judge.swap)
 
@@ -322,6 +324,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             providers=providers,
             judge=load_judge(settings),
             timeout_s=settings.judge_timeout_s,
+            images=PostgresImages(pool),
         )
         autojudge = settings.autojudge_rate > 0 and settings.exposure == "shadow"
         if serving and autojudge and judge.judge_name:
@@ -374,6 +377,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             users=UserAdmin(directory),
             roster=RosterAdmin(PostgresRoster(pool), providers),
             review=review,
+            image_links=ImageLinks(secret, functools.partial(session_image, pool)),
         )
 
 

@@ -673,6 +673,12 @@ def _instant(value: str | None, name: str) -> datetime | None:
     "secrets by [EMAIL], [PHONE], [IP], [CARD], [SECRET] (--no-scrub: the text as written).",
 )
 @click.option(
+    "--include-images",
+    is_flag=True,
+    help="Name each round's images (SHA-256) and write them as files images/<sha256>.<ext> "
+    "beside the output file (every row carries image_count either way).",
+)
+@click.option(
     "--output",
     "-o",
     type=click.Path(dir_okay=False, allow_dash=True),
@@ -685,13 +691,15 @@ def export_votes(
     kind: str,
     include_text: bool,
     scrub: bool,
+    include_images: bool,
     output: str | None,
 ) -> None:
     """Open vote data: one row per vote (models, outcome, mode, method, categories, style
     features, timings, anonymised session), streamed to a file or standard output with a
     progress bar (on standard error when the votes go to standard output). Prompts and answers
     only with --include-text, scrubbed unless --no-scrub; the closing lines count what was
-    replaced, per kind."""
+    replaced, per kind. With --include-images, the images of the rounds exported go beside the
+    output file, in images/."""
     start, end = _instant(since, "since"), _instant(until, "until")
     # `-o -` is standard output, as for most tools (`-o ./-` still names a file).
     default = "battles.jsonl" if kind == "lmarena" else f"votes.{kind}"
@@ -699,6 +707,11 @@ def export_votes(
     to_stdout = path is None
     if to_stdout and kind == "parquet" and sys.stdout.isatty():
         _fail("--format parquet writes binary data: send standard output to a file or a pipe")
+    if include_images and kind == "lmarena":
+        _fail("--include-images: LMArena battle records have no images (use jsonl or parquet)")
+    if include_images and path is None:
+        _fail("--include-images writes the images beside the output file: name one with -o")
+    images_dir = path.parent / "images" if include_images and path is not None else None
     settings = _settings()
     try:
         salt = export_salt(settings)
@@ -709,6 +722,7 @@ def export_votes(
     from arena_api.core.scrub import Scrubber  # libphonenumber's rules: only when exporting
 
     scrubber = Scrubber() if include_text and scrub else None
+    images = 0
     with _database(settings) as url:
         _run_prepare(url, settings, seed=False)
         try:
@@ -717,8 +731,18 @@ def export_votes(
                     _export_lmarena(url, salt, path, start, end, include_text, scrubber)
                 )
             else:
-                written = asyncio.run(
-                    _export(url, salt, path, start, end, include_text, scrubber, kind == "parquet")
+                written, images = asyncio.run(
+                    _export(
+                        url,
+                        salt,
+                        path,
+                        start,
+                        end,
+                        include_text,
+                        scrubber,
+                        kind == "parquet",
+                        images_dir,
+                    )
                 )
         except ArenaError as exc:
             _fail(exc.message)
@@ -731,6 +755,8 @@ def export_votes(
     where = "standard output" if path is None else str(path)
     noun = "battles (skips have no LMArena form)" if kind == "lmarena" else "votes"
     click.echo(f"arena: {written:,} {noun} written to {where}", err=to_stdout)
+    if images_dir is not None:
+        click.echo(f"arena: {images:,} new image files written to {images_dir}")
     if scrubber is not None:
         click.echo(f"arena: scrubbed: {scrubber.summary()}", err=to_stdout)
     elif include_text:
@@ -746,15 +772,19 @@ async def _export(
     include_text: bool,
     scrubber: Scrubber | None,
     parquet: bool,
-) -> int:
+    images_dir: Path | None = None,
+) -> tuple[int, int]:
+    """The votes written, and the image files written into ``images_dir`` (if given)."""
     from arena_api.db.export import PostgresVoteRows
+    from arena_api.db.media import PostgresImages
     from arena_api.db.repository import create_pool
-    from arena_api.services.export import VoteExport
+    from arena_api.services.export import ImageFiles, VoteExport
 
     to_stdout = path is None  # then only the votes go there; the messages go to stderr
     pool = await create_pool(url, max_size=2)
     try:
         export = VoteExport(PostgresVoteRows(pool, salt))
+        images = None if images_dir is None else ImageFiles(PostgresImages(pool), images_dir)
         total = await export.count(since, until)
         with click.progressbar(
             length=total,
@@ -770,10 +800,11 @@ async def _export(
                 scrubber=scrubber,
                 parquet=parquet,
                 progress=bar.update,
+                images=images,
             )
         if to_stdout:
             sys.stdout.buffer.flush()
-        return written
+        return written, 0 if images is None else images.written
     finally:
         await pool.close()
 

@@ -6,6 +6,10 @@ The order it sees them in is drawn at random for each matchup, so a judge that f
 and a disagreement between the two readings becomes a tie. Verdicts are read in the judge's
 terms (the first or second answer shown, "A" and "B" in its prompt) and mapped back to slots
 here. Pure.
+
+A prompt's images go to a judge that reads images (``vision``) on its message, and its prompt
+says they are there; a judge that does not read them is told plainly how many there were and
+that it cannot see them, and still gives its verdict on the text.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from arena_api.core.media import ChatImage
 from arena_api.core.models import ChatMessage, Slot
 from arena_api.core.records import ConversationRecord, Vote, winner_slot
 from arena_api.core.verdicts import Choice
@@ -31,6 +36,7 @@ __all__ = [
     "Reading",
     "combine",
     "history_before",
+    "image_note",
     "judge_messages",
     "outcome_vote",
     "slot_choice",
@@ -81,21 +87,63 @@ def history_before(conversation: ConversationRecord | None, turn_index: int | No
             break
         slot = winner_slot(turn.vote)
         answer = turn.answer(slot) if slot else None
-        lines += [f"[User]\n{turn.prompt}"]
+        lines += [f"[User]\n{turn.prompt}" + _attached(len(turn.images))]
         if answer is not None:
             lines += [f"[Assistant]\n{answer.content}"]
     return "[The conversation so far]\n" + "\n\n".join(lines) + "\n\n" if lines else ""
 
 
+def _images(count: int) -> str:
+    return f"{count} image" if count == 1 else f"{count} images"
+
+
+def _attached(count: int) -> str:
+    """An earlier turn's images, named in the history (only the last prompt's are shown)."""
+    return f"\n[{_images(count)} attached here, not shown to you]" if count else ""
+
+
+def image_note(count: int, *, seen: bool) -> str:
+    """What the judge is told of the prompt's ``count`` images: that they are attached to its
+    message (``seen``), or that it cannot see them; empty for a prompt without images."""
+    if not count:
+        return ""
+    if seen:
+        return (
+            f"[The user's message came with {_images(count)}, attached to this message in "
+            "the order the user gave them.]"
+        )
+    return (
+        f"[The user's message came with {_images(count)}, which you cannot see. Judge the "
+        "answers on what you can check without them.]"
+    )
+
+
 def judge_messages(
-    template: str, conversation: str, prompt: str, first: str, second: str
+    template: str,
+    conversation: str,
+    prompt: str,
+    first: str,
+    second: str,
+    *,
+    images: Sequence[ChatImage] = (),
+    vision: bool = False,
 ) -> list[ChatMessage]:
-    """The judge's messages, ``first`` shown as "Answer A" and ``second`` as "Answer B"."""
+    """The judge's messages, ``first`` shown as "Answer A" and ``second`` as "Answer B".
+
+    Args:
+        images: the prompt's images (only their references are read unless ``vision``).
+        vision: the judge reads images: they go on its message; otherwise its prompt says how
+            many there were and that it cannot see them.
+    """
+    note = image_note(len(images), seen=vision)
+    if note:
+        prompt = f"{prompt}\n\n{note}" if prompt else note
     values = {"conversation": conversation, "prompt": prompt, "answer_a": first, "answer_b": second}
     # One pass, so an answer that happens to contain "{prompt}" is never substituted into; the
     # template's literal braces are written doubled, as str.format templates write them.
     body = _FIELD.sub(lambda m: values[m.group(1)] if m.group(1) else m.group(0)[0], template)
-    return [ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", body)]
+    shown = tuple(images) if vision else ()
+    return [ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", body, shown)]
 
 
 def slot_choice(choice: Choice | None, shown_first: Slot) -> Outcome:

@@ -202,7 +202,7 @@ def _rows(battles: Iterable[Battle], models: dict[str, ModelEntry]) -> _Rows:
 
 _VOTED_ROUNDS = """
 SELECT m.id AS matchup_id, p.created_at AS voted_at, p.vote AS outcome, p.method, m.mode,
-       m.language, ma.display_name AS model_a, mb.display_name AS model_b,
+       m.language, m.image_count, ma.display_name AS model_a, mb.display_name AS model_b,
        p.anonymous_session_id AS session, coalesce(t.turn_index, 0) + 1 AS turn,
        t.conversation_id
        {text}

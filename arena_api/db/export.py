@@ -2,6 +2,10 @@
 
 Memory stays bounded whatever the number of votes: rows arrive ``batch`` at a time and are
 handed on before the next batch is read. Rows are in vote order (``created_at``, then id).
+
+Every row says how many images its round's prompt had (``image_count``, kept when text
+retention clears them); with the images (``IMAGE_COLUMNS``), it names them too: the SHA-256 of
+each image of the round's turn, in the order the person attached them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from arena_api.core.sides import sql_winner_slot
 
 __all__ = [
     "EXPORT_COLUMNS",
+    "IMAGE_COLUMNS",
     "TEXT_COLUMNS",
     "PostgresVoteRows",
     "anonymise_session",
@@ -25,7 +30,8 @@ __all__ = [
     "stream_votes",
 ]
 
-#: The columns of a row, in order (``TEXT_COLUMNS`` only with the prompts and answers).
+#: The columns of a row, in order (``TEXT_COLUMNS`` only with the prompts and answers,
+#: ``IMAGE_COLUMNS`` only with the images).
 EXPORT_COLUMNS = (
     "vote_id",
     "matchup_id",
@@ -37,6 +43,7 @@ EXPORT_COLUMNS = (
     "reasons",
     "categories",
     "language",
+    "image_count",
     "model_a_id",
     "model_a",
     "model_b_id",
@@ -55,6 +62,8 @@ EXPORT_COLUMNS = (
     "b_failed",
 )
 TEXT_COLUMNS = ("prompt", "answer_a", "answer_b")
+#: The SHA-256s of the round's images, in order (their files: ``arena export --include-images``).
+IMAGE_COLUMNS = ("images",)
 
 _WHERE = """
  WHERE ($1::timestamptz IS NULL OR p.created_at >= $1)
@@ -65,7 +74,7 @@ _WHERE = """
 _ROW = """
 SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS outcome,
        {winner_slot} AS winner_slot,
-       m.mode, p.method, p.reasons, m.categories, m.language,
+       m.mode, p.method, p.reasons, m.categories, m.language, m.image_count,
        ma.id AS model_a_id, ma.display_name AS model_a,
        mb.id AS model_b_id, mb.display_name AS model_b,
        p.anonymous_session_id AS session, p.user_id::text AS "user",
@@ -74,7 +83,7 @@ SELECT p.id AS vote_id, m.id AS matchup_id, p.created_at AS voted_at, p.vote AS 
        ra.ttft_ms AS a_ttft_ms, rb.ttft_ms AS b_ttft_ms,
        ra.stream_duration_ms AS a_duration_ms, rb.stream_duration_ms AS b_duration_ms,
        ra.error IS NOT NULL AS a_failed, rb.error IS NOT NULL AS b_failed
-       {{text}}
+       {{text}}{{images}}
   FROM {votes}
   JOIN models ma ON ma.id = m.slot_a_model_id
   JOIN models mb ON mb.id = m.slot_b_model_id
@@ -96,6 +105,9 @@ _ROWS = (
     + " ORDER BY voted_at, vote_id"
 )
 _TEXT = ", m.prompt, ra.content AS answer_a, rb.content AS answer_b"
+_IMAGES = """,
+       ARRAY(SELECT ti.sha256 FROM turns t JOIN turn_images ti ON ti.turn_id = t.id
+              WHERE t.matchup_id = m.id ORDER BY ti.position) AS images"""
 
 
 async def count_votes(pool: asyncpg.Pool, since: datetime | None, until: datetime | None) -> int:
@@ -125,10 +137,13 @@ async def stream_votes(
     until: datetime | None,
     include_text: bool,
     salt: bytes,
+    include_images: bool = False,
     batch: int = 5_000,
 ) -> AsyncGenerator[list[dict[str, Any]], None]:
     """The votes cast in ``[since, until)``, ``batch`` rows at a time."""
-    query = _ROWS.format(text=_TEXT if include_text else "")
+    query = _ROWS.format(
+        text=_TEXT if include_text else "", images=_IMAGES if include_images else ""
+    )
     async with pool.acquire() as conn, conn.transaction(readonly=True):
         rows: list[dict[str, Any]] = []
         async for record in conn.cursor(query, since, until, prefetch=batch):
@@ -150,16 +165,30 @@ class PostgresVoteRows:
         self._pool = pool
         self._salt = salt
 
-    def columns(self, *, include_text: bool) -> tuple[str, ...]:
+    def columns(self, *, include_text: bool, include_images: bool = False) -> tuple[str, ...]:
         """The columns of a row, in order."""
-        return (*EXPORT_COLUMNS, *(TEXT_COLUMNS if include_text else ()))
+        return (
+            *EXPORT_COLUMNS,
+            *(TEXT_COLUMNS if include_text else ()),
+            *(IMAGE_COLUMNS if include_images else ()),
+        )
 
     async def count(self, since: datetime | None, until: datetime | None) -> int:
         return await count_votes(self._pool, since, until)
 
     def batches(
-        self, since: datetime | None, until: datetime | None, *, include_text: bool
+        self,
+        since: datetime | None,
+        until: datetime | None,
+        *,
+        include_text: bool,
+        include_images: bool = False,
     ) -> AsyncGenerator[list[dict[str, Any]], None]:
         return stream_votes(
-            self._pool, since=since, until=until, include_text=include_text, salt=self._salt
+            self._pool,
+            since=since,
+            until=until,
+            include_text=include_text,
+            include_images=include_images,
+            salt=self._salt,
         )

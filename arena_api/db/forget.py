@@ -3,12 +3,14 @@
 A person who asks to be forgotten is known to us only by the session id their browser or chat
 client sent. Their prompts, the answers to them and any judge's reading of those (everything in
 ``arena_api.db._text``) are cleared in every round of the session: the rounds of its
-conversations and the rounds it voted on. Their votes stay, since the ratings and the summaries
-rest on them, but the session id on them and on the conversations is replaced by a new random
-one, the same for the whole session, so that the anomaly screen still sees one session, while
-nothing left in the database leads back to the id they knew. An external chat's link to the
-session (``external_chats``) is removed. Earlier exports are not reachable from here: they name
-a session only by a salted hash, which now matches nothing stored.
+conversations and the rounds it voted on. The images of those rounds' turns are taken off them,
+and each image no other turn shows is deleted; one that another session's turn shows too stays
+for that turn. Their votes stay, since the ratings and the summaries rest on them, but the
+session id on them and on the conversations is replaced by a new random one, the same for the
+whole session, so that the anomaly screen still sees one session, while nothing left in the
+database leads back to the id they knew. An external chat's link to the session
+(``external_chats``) is removed. Earlier exports are not reachable from here: they name a
+session only by a salted hash, which now matches nothing stored.
 
 The whole change is one transaction. Summaries need no recount (``arena_api.db._text``).
 """
@@ -16,11 +18,14 @@ The whole change is one transaction. Summaries need no recount (``arena_api.db._
 from __future__ import annotations
 
 import secrets
+import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import asyncpg
 
-from arena_api.db._text import TEXTS, ClearedText
+from arena_api.db._text import TEXTS, ClearedText, TextColumns
+from arena_api.db.media import DetachedImages, detach_images
 
 __all__ = ["FORGOTTEN_PREFIX", "ClearedText", "ForgottenSession", "forget_session"]
 
@@ -68,16 +73,11 @@ async def forget_session(conn: asyncpg.Connection, session_id: str) -> Forgotten
     alias = FORGOTTEN_PREFIX + secrets.token_hex(12)
     async with conn.transaction():
         rounds = [r[0] for r in await conn.fetch(_ROUNDS, session_id)]
-        cleared = {
-            texts.table: _count(
-                await conn.execute(
-                    f"UPDATE {texts.table} SET {texts.blank} "
-                    f"WHERE {texts.round_column} = ANY($1::uuid[]) AND {texts.has_text}",
-                    rounds,
-                )
-            )
-            for texts in TEXTS
-        }
+        cleared: dict[str, int] = {}
+        images = DetachedImages()
+        for texts in TEXTS:
+            cleared[texts.table], detached = await _clear(conn, texts, rounds)
+            images += detached
         if rounds:
             # the prompt's hash names it to anyone who can guess the prompt; the rating
             # process's note of a vote left out as a duplicate prompt quotes that hash
@@ -108,7 +108,23 @@ async def forget_session(conn: asyncpg.Connection, session_id: str) -> Forgotten
         links = _count(
             await conn.execute("DELETE FROM external_chats WHERE session_id = $1", session_id)
         )
-    return ForgottenSession(votes, conversations, len(rounds), ClearedText.of(cleared), links)
+    return ForgottenSession(
+        votes, conversations, len(rounds), ClearedText.of(cleared, images), links
+    )
+
+
+async def _clear(
+    conn: asyncpg.Connection, texts: TextColumns, rounds: Sequence[uuid.UUID]
+) -> tuple[int, DetachedImages]:
+    """Clear ``texts`` in the rows of ``rounds``, and take away those rows' images."""
+    statement = (
+        f"UPDATE {texts.table} SET {texts.blank} "
+        f"WHERE {texts.round_column} = ANY($1::uuid[]) AND {texts.has_text}"
+    )
+    if not texts.has_images:
+        return _count(await conn.execute(statement, rounds)), DetachedImages()
+    ids = [r[0] for r in await conn.fetch(statement + " RETURNING id", rounds)]
+    return len(ids), await detach_images(conn, ids)
 
 
 def _count(status: str) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass
 
 import asyncpg
 
@@ -23,10 +24,13 @@ from arena_api.core.media import ChatImage, ImageRef
 from arena_api.db.outages import raises_unavailable
 
 __all__ = [
+    "DetachedImages",
     "PostgresImages",
     "attach_images",
     "delete_unreferenced",
+    "detach_images",
     "images_transaction",
+    "session_image",
     "turn_image_refs",
 ]
 
@@ -51,8 +55,23 @@ SELECT t.matchup_id, i.sha256, i.media_type, i.width, i.height, i.size
 """
 _UNREFERENCED = """
 DELETE FROM images i
- WHERE NOT EXISTS (SELECT 1 FROM turn_images ti WHERE ti.sha256 = i.sha256)
+ WHERE ($1::text[] IS NULL OR i.sha256 = ANY($1::text[]))
+   AND NOT EXISTS (SELECT 1 FROM turn_images ti WHERE ti.sha256 = i.sha256)
 """
+_DETACH = "DELETE FROM turn_images WHERE turn_id = ANY($1::uuid[]) RETURNING sha256"
+
+
+@dataclass(frozen=True)
+class DetachedImages:
+    """What taking turns' images away changed."""
+
+    #: images taken off the turns (one per turn and position)
+    links: int = 0
+    #: stored images deleted, as no turn showed them any more
+    deleted: int = 0
+
+    def __add__(self, other: DetachedImages) -> DetachedImages:
+        return DetachedImages(self.links + other.links, self.deleted + other.deleted)
 
 
 def images_transaction(
@@ -92,10 +111,24 @@ async def turn_image_refs(
     return {matchup_id: tuple(refs) for matchup_id, refs in found.items()}
 
 
-async def delete_unreferenced(conn: asyncpg.Connection) -> int:
-    """Delete the images no turn shows; how many went."""
-    status = await conn.execute(_UNREFERENCED)
+async def delete_unreferenced(conn: asyncpg.Connection, among: Iterable[str] | None = None) -> int:
+    """Delete the images no turn shows (only those of ``among``'s SHA-256s, when given); how
+    many went."""
+    status = await conn.execute(_UNREFERENCED, None if among is None else list(among))
     return int(status.rsplit(" ", 1)[-1])
+
+
+async def detach_images(conn: asyncpg.Connection, turn_ids: Sequence[uuid.UUID]) -> DetachedImages:
+    """Take the images off the turns ``turn_ids`` and delete those no other turn shows.
+
+    Call it inside the transaction that clears the turns' text (text retention, a forgotten
+    session), so that the text and the images go together.
+    """
+    if not turn_ids:
+        return DetachedImages()
+    rows = await conn.fetch(_DETACH, list(turn_ids))
+    gone = {r["sha256"] for r in rows}
+    return DetachedImages(len(rows), await delete_unreferenced(conn, gone) if gone else 0)
 
 
 @raises_unavailable
@@ -116,6 +149,13 @@ class PostgresImages:
             )
         return {row["sha256"]: row["data"] for row in rows}
 
+    async def of_round(self, matchup_id: uuid.UUID) -> tuple[ImageRef, ...]:
+        """The images of the round ``matchup_id``'s prompt, in order (none once its text was
+        cleared)."""
+        async with self._pool.acquire() as conn:
+            found = await turn_image_refs(conn, [matchup_id])
+        return found.get(matchup_id, ())
+
     async def get(self, sha256: str) -> tuple[ImageRef, bytes] | None:
         """One image and its bytes, or ``None``."""
         async with self._pool.acquire() as conn:
@@ -135,3 +175,29 @@ class PostgresImages:
             found = await self.get(sha256)
             if found is not None:
                 yield found
+
+
+_SESSION_IMAGE = """
+SELECT i.sha256, i.media_type, i.width, i.height, i.size, i.data
+  FROM images i
+ WHERE i.sha256 = $1
+   AND EXISTS (SELECT 1
+                 FROM turn_images ti
+                 JOIN turns t ON t.id = ti.turn_id
+                 JOIN conversations c ON c.id = t.conversation_id
+                WHERE ti.sha256 = i.sha256 AND c.anonymous_session_id = $2)
+"""
+
+
+async def session_image(
+    pool: asyncpg.Pool, sha256: str, session_id: str
+) -> tuple[ImageRef, bytes] | None:
+    """The image ``sha256`` and its bytes when a turn of the arena session ``session_id``
+    shows it (the conversation's ``anonymous_session_id``), else ``None``: what a signed image
+    link may open (``arena_api.services.image_links``)."""
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow(_SESSION_IMAGE, sha256, session_id)
+    if row is None:
+        return None
+    ref = ImageRef(row["sha256"], row["media_type"], row["width"], row["height"], row["size"])
+    return ref, row["data"]

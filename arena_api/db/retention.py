@@ -6,8 +6,9 @@ started by ``arena_api.bootstrap``). Each table's text is cleared by the age of 
 (``created_at``), in batches that each commit on their own, so readers and writers wait on no
 long transaction and an interrupted run resumes where it stopped. Votes, rounds, ratings and
 summaries stay, and so does a round's prompt key (a hash), which the duplicate-prompt cap
-counts over the whole history. What is cleared, and why summaries stay exact:
-``arena_api.db._text``.
+counts over the whole history. A turn's images go in the batch that clears its prompt, and an
+image no turn shows any more is deleted with them. What is cleared, and why summaries stay
+exact: ``arena_api.db._text``.
 
 Replicas of a cluster all run the task; an advisory lock lets one clear at a time (a run that
 finds a batch of another's under way leaves the work to it).
@@ -23,6 +24,7 @@ from datetime import datetime, timedelta
 import asyncpg
 
 from arena_api.db._text import TEXTS, ClearedText, TextColumns
+from arena_api.db.media import DetachedImages, detach_images
 
 __all__ = ["PERIOD_S", "ClearedText", "clear_old_text", "keep_text_for"]
 
@@ -62,29 +64,34 @@ async def clear_old_text(
     """
     cutoff: datetime = await conn.fetchval("SELECT now() - $1::interval", older_than)
     cleared = {}
+    images = DetachedImages()
     for texts in TEXTS:
-        count = await _clear(conn, texts, cutoff, batch)
-        if count is None:
+        done = await _clear(conn, texts, cutoff, batch)
+        if done is None:
             return None
-        cleared[texts.table] = count
-    return ClearedText.of(cleared)
+        cleared[texts.table], detached = done
+        images += detached
+    return ClearedText.of(cleared, images)
 
 
 async def _clear(
     conn: asyncpg.Connection, texts: TextColumns, cutoff: datetime, batch: int
-) -> int | None:
-    """Clear ``texts`` in rows older than ``cutoff``, batch by batch; ``None`` if another
-    process holds the lock. The lock is a transaction's, as the pool's connections hold none
-    past their transaction (``arena_api.db.repository``)."""
+) -> tuple[int, DetachedImages] | None:
+    """Clear ``texts`` in rows older than ``cutoff``, batch by batch, and the images of those
+    rows with each batch; ``None`` if another process holds the lock. The lock is a
+    transaction's, as the pool's connections hold none past their transaction
+    (``arena_api.db.repository``)."""
     statement = _BATCH.format(table=texts.table, has_text=texts.has_text, blank=texts.blank)
-    cleared, last = 0, _FIRST
+    cleared, last, images = 0, _FIRST, DetachedImages()
     while True:
         async with conn.transaction():
             if not await conn.fetchval("SELECT pg_try_advisory_xact_lock($1)", _LOCK):
                 return None
             ids = [r[0] for r in await conn.fetch(statement, last, cutoff, batch)]
+            if texts.has_images:
+                images += await detach_images(conn, ids)
         if not ids:
-            return cleared
+            return cleared, images
         cleared += len(ids)
         last = max(ids)
 

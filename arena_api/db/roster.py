@@ -19,19 +19,19 @@ __all__ = ["PostgresRoster"]
 
 _COLUMNS = """
 SELECT id, display_name, provider, provider_model_id, input_price_per_mtok,
-       output_price_per_mtok, status, source
+       output_price_per_mtok, status, source, vision
   FROM models
 """
 _ADD = """
 INSERT INTO models (id, display_name, provider, provider_model_id, input_price_per_mtok,
-                    output_price_per_mtok, status, source)
-VALUES ($1, $2, $3, $4, $5, $6, $7, 'console')
+                    output_price_per_mtok, status, source, vision)
+VALUES ($1, $2, $3, $4, $5, $6, $7, 'console', $8)
 ON CONFLICT (provider, provider_model_id) DO NOTHING
 RETURNING id
 """
 _EDIT = """
 UPDATE models SET display_name = $2, input_price_per_mtok = $3, output_price_per_mtok = $4,
-                  status = $5
+                  status = $5, vision = $6
  WHERE id = $1
 """
 
@@ -41,7 +41,12 @@ def _item(row: asyncpg.Record) -> RosterItem:
     if row["input_price_per_mtok"] is not None and row["output_price_per_mtok"] is not None:
         prices = Prices(row["input_price_per_mtok"], row["output_price_per_mtok"])
     model = ModelEntry(
-        row["id"], row["display_name"], row["provider"], row["provider_model_id"], prices
+        row["id"],
+        row["display_name"],
+        row["provider"],
+        row["provider_model_id"],
+        prices,
+        vision=row["vision"],
     )
     return RosterItem(model, row["status"], row["source"])
 
@@ -51,6 +56,7 @@ def _state(item: RosterItem) -> dict[str, Any]:
     return {
         "displayName": item.model.display_name,
         "status": item.status,
+        "vision": item.model.vision,
         "prices": None
         if prices is None
         else [str(prices.input_per_mtok), str(prices.output_per_mtok)],
@@ -83,6 +89,7 @@ class PostgresRoster:
         prices: tuple[Decimal, Decimal] | None,
         status: ModelStatus,
         actor: Actor,
+        vision: bool = False,
     ) -> RosterItem | None:
         """The model added; ``None`` when one with this provider and model id exists."""
         async with self._pool.acquire() as conn, conn.transaction():
@@ -94,6 +101,7 @@ class PostgresRoster:
                 provider_model_id,
                 *(prices or (None, None)),
                 status,
+                vision,
             )
             if model_id is None:
                 return None
@@ -117,14 +125,23 @@ class PostgresRoster:
         prices: tuple[Decimal, Decimal] | None,
         status: ModelStatus,
         actor: Actor,
+        vision: bool | None = None,
     ) -> tuple[RosterItem, RosterItem] | None:
-        """The model before and after; ``None`` for no such model."""
+        """The model before and after (``vision`` ``None``: as it was); ``None`` for no such
+        model."""
         async with self._pool.acquire() as conn, conn.transaction():
             row = await conn.fetchrow(_COLUMNS + " WHERE id = $1 FOR UPDATE", model_id)
             if row is None:
                 return None
             before = _item(row)
-            await conn.execute(_EDIT, model_id, display_name, *(prices or (None, None)), status)
+            await conn.execute(
+                _EDIT,
+                model_id,
+                display_name,
+                *(prices or (None, None)),
+                status,
+                before.model.vision if vision is None else vision,
+            )
             after = _item(await conn.fetchrow(_COLUMNS + " WHERE id = $1", model_id))
             old, new = _state(before), _state(after)
             changed = [k for k in old if old[k] != new[k]]

@@ -60,6 +60,7 @@ def _model(item: RosterItem) -> dict[str, Any]:
         "provider": model.provider,
         "providerModelId": model.provider_model_id,
         "status": item.status,
+        "vision": model.vision,
         "source": item.source,
         "prices": None
         if prices is None

@@ -6,7 +6,8 @@ addresses, phone numbers, IP addresses, card numbers and secrets become ``[EMAIL
 ``[IP]``, ``[CARD]``, ``[SECRET]``) unless ``scrub=false`` asks for them as written. Only a
 request that carried a valid ``ARENA_API_TOKENS`` token may export (403 ``api_token_required``
 otherwise, also when no token is configured; the access middleware decides): sessions are
-anonymised, but the text people typed is theirs.
+anonymised, but the text people typed is theirs. Each row carries its round's ``image_count``;
+the images themselves only go out through ``arena export --include-images``.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from arena_api.services.alerts import Alerts
 from arena_api.services.examples import ExamplePrompts
 from arena_api.services.export import VoteExport
 from arena_api.services.identity import IdentityService
+from arena_api.services.image_links import ImageLinks
 from arena_api.services.judge import JudgeService
 from arena_api.services.judge_backfill import JudgeBackfill
 from arena_api.services.live_feeds import LiveFeeds
@@ -101,5 +102,7 @@ class Services:
     roster: RosterAdmin | None = None
     #: Expert review queues.
     review: ReviewService | None = None
+    #: Signed links to the prompts' images, for the page that played the round.
+    image_links: ImageLinks | None = None
     version: str = field(default_factory=package_version)
     started_at: float = field(default_factory=time.time)

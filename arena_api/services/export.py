@@ -7,7 +7,10 @@ language, the two answers' style features and timings, and the voter's session a
 was). Prompts and answers only when asked for (``include_text``), and then passed through a
 ``Scrubber`` (``arena_api.core.scrub``: e-mail addresses, phone numbers, IP addresses, card numbers
 and secrets become typed placeholders) unless the caller passes none to have them as written; the
-scrubber's counts are the export's summary.
+scrubber's counts are the export's summary. Each row says how many images its round's prompt
+had (``image_count``); with the images (``arena export --include-images``) it names them by
+SHA-256 (``images``), and ``ImageFiles`` writes each image once as a file
+``images/<sha256>.<ext>`` beside the export.
 
 JSON Lines (one object per line, ``arena export`` and ``GET /api/arena/export``) or Parquet
 (``arena export --format parquet``, with the optional ``pyarrow``: ``pip install 'arena[export]'``).
@@ -20,27 +23,75 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from arena_api.core.errors import ArenaError
+from arena_api.core.media import IMAGE_MEDIA_TYPES, ImageRef
 from arena_api.core.scrub import Scrubber
 
-__all__ = ["VoteExport", "VoteRows", "row_json"]
+__all__ = ["ImageFiles", "ImageStream", "VoteExport", "VoteRows", "row_json"]
 
 
 class VoteRows(Protocol):
     """Every vote as one flat row, in vote order (``arena_api.db.export.PostgresVoteRows``)."""
 
-    def columns(self, *, include_text: bool) -> tuple[str, ...]: ...
+    def columns(self, *, include_text: bool, include_images: bool = False) -> tuple[str, ...]: ...
 
     async def count(self, since: datetime | None, until: datetime | None) -> int: ...
 
     def batches(
-        self, since: datetime | None, until: datetime | None, *, include_text: bool
+        self,
+        since: datetime | None,
+        until: datetime | None,
+        *,
+        include_text: bool,
+        include_images: bool = False,
     ) -> AsyncGenerator[list[dict[str, Any]], None]: ...
+
+
+class ImageStream(Protocol):
+    """Stored images read one by one (``arena_api.db.media.PostgresImages``)."""
+
+    def stream(self, sha256s: Sequence[str]) -> AsyncIterator[tuple[ImageRef, bytes]]: ...
+
+
+class ImageFiles:
+    """The images an export names, each written once as ``<folder>/<sha256>.<ext>``.
+
+    A file already there is kept (its name is its content's hash), so exporting again into the
+    same folder writes only the new images. Each file is written whole or not at all.
+    """
+
+    def __init__(self, store: ImageStream, folder: Path) -> None:
+        self.folder = folder
+        self._store = store
+        self._seen: set[str] = set()
+        #: image files written by this export
+        self.written = 0
+
+    async def add(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Write the images ``rows`` name (their ``images``) that are not written yet."""
+        new = list(dict.fromkeys(s for row in rows for s in row["images"] or ()))
+        new = [sha256 for sha256 in new if sha256 not in self._seen]
+        if not new:
+            return
+        self._seen.update(new)
+        await asyncio.to_thread(self.folder.mkdir, parents=True, exist_ok=True)
+        async for ref, data in self._store.stream(new):
+            if await asyncio.to_thread(self._write, ref, data):
+                self.written += 1
+
+    def _write(self, ref: ImageRef, data: bytes) -> bool:
+        path = self.folder / f"{ref.sha256}.{IMAGE_MEDIA_TYPES[ref.media_type]}"
+        if path.is_file():
+            return False
+        partial = path.with_name(f".{path.name}.partial")
+        partial.write_bytes(data)
+        partial.replace(path)
+        return True
 
 
 def _plain(value: object) -> object:
@@ -71,6 +122,7 @@ class VoteExport:
         *,
         include_text: bool,
         scrubber: Scrubber | None,
+        include_images: bool = False,
     ) -> AsyncIterator[list[dict[str, Any]]]:
         """The rows, a batch at a time, their text scrubbed by ``scrubber`` (``None``: raw).
 
@@ -80,7 +132,9 @@ class VoteExport:
         # Closed with this generator, so that a reader who stops early (a client that hangs up)
         # hands the database connection back at once, not when the garbage is collected.
         async with contextlib.aclosing(
-            self._rows.batches(since, until, include_text=include_text)
+            self._rows.batches(
+                since, until, include_text=include_text, include_images=include_images
+            )
         ) as batches:
             async for rows in batches:
                 if scrubber and text:
@@ -115,6 +169,7 @@ class VoteExport:
         scrubber: Scrubber | None,
         parquet: bool,
         progress: Callable[[int], None] | None = None,
+        images: ImageFiles | None = None,
     ) -> int:
         """Write the export to ``target``; the number of votes written.
 
@@ -128,18 +183,27 @@ class VoteExport:
                 the text as written).
             parquet: Parquet instead of JSON Lines.
             progress: called with the number of votes of each batch written.
+            images: name each round's images in its row (``images``) and write them as files
+                there, batch by batch (``None``: rows carry only ``image_count``).
 
         Raises:
             ArenaError: Parquet without ``pyarrow`` installed.
         """
         written = 0
-        columns = self._rows.columns(include_text=include_text)
+        with_images = images is not None
+        columns = self._rows.columns(include_text=include_text, include_images=with_images)
         if parquet:
             writer = _ParquetWriter(target, columns)
             try:
                 async for rows in self.batches(
-                    since, until, include_text=include_text, scrubber=scrubber
+                    since,
+                    until,
+                    include_text=include_text,
+                    scrubber=scrubber,
+                    include_images=with_images,
                 ):
+                    if images is not None:
+                        await images.add(rows)
                     writer.write(rows)
                     written += len(rows)
                     if progress:
@@ -150,8 +214,14 @@ class VoteExport:
         with contextlib.ExitStack() as stack:
             out = stack.enter_context(target.open("wb")) if isinstance(target, Path) else target
             async for rows in self.batches(
-                since, until, include_text=include_text, scrubber=scrubber
+                since,
+                until,
+                include_text=include_text,
+                scrubber=scrubber,
+                include_images=with_images,
             ):
+                if images is not None:
+                    await images.add(rows)
                 out.write(b"".join(row_json(row) for row in rows))
                 written += len(rows)
                 if progress:
@@ -185,6 +255,8 @@ class _ParquetWriter:
             "voted_at": pa.timestamp("us", tz="UTC"),
             "categories": pa.list_(text),
             "reasons": pa.list_(text),
+            "image_count": integer,
+            "images": pa.list_(text),
             "a_output_tokens": integer,
             "b_output_tokens": integer,
             "a_markdown_density": number,

@@ -10,6 +10,10 @@ vote does, and is stored with its reasoning and cost whether or not it won that 
 ``arena judge backfill`` (``JudgeBackfill``) calls ``judge`` too, on rounds people voted on: its
 verdicts are stored and never claim a vote.
 
+A prompt's images go with it to a judge that reads images (``vision: true`` in the roster),
+their bytes loaded from the image store; a judge that does not read them is told how many there
+were and that it cannot see them (``arena_api.core.judging.image_note``), and judges the text.
+
 A verdict that cannot be read is an ``unparseable`` outcome: stored, never a vote, never an
 exception. A judge endpoint that fails is a ``failed`` outcome (stored; the voter hears 502
 ``judge_failed``).
@@ -20,9 +24,10 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Protocol
 
 from arena_api.core.cost import bill, estimate_prompt_tokens
 from arena_api.core.errors import ArenaError, NotFound, ProviderError, VoteError
@@ -36,6 +41,7 @@ from arena_api.core.judging import (
     outcome_vote,
     slot_choice,
 )
+from arena_api.core.media import ChatImage, ImageRef
 from arena_api.core.models import ChatMessage, ModelEntry, Slot
 from arena_api.core.ports import (
     ProviderResolver,
@@ -49,7 +55,19 @@ from arena_api.services._reveal import reveal
 from arena_api.services.rounds import ArenaService
 from arena_api.services.votes import VoteRecorder
 
-__all__ = ["JudgeModel", "JudgeService"]
+__all__ = ["JudgeModel", "JudgeService", "RoundImages"]
+
+
+class RoundImages(Protocol):
+    """A round's images as the judge reads them (``arena_api.db.media.PostgresImages``)."""
+
+    async def of_round(self, matchup_id: uuid.UUID) -> tuple[ImageRef, ...]:
+        """The images of the round's prompt, in order."""
+        ...
+
+    async def load(self, refs: Iterable[ImageRef]) -> dict[str, bytes]:
+        """The bytes of each image by its SHA-256 (one deleted meanwhile is left out)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -63,17 +81,26 @@ class JudgeModel:
 
 @dataclass(frozen=True)
 class _Material:
-    """What the judge reads of a matchup: the conversation so far, the prompt, both answers."""
+    """What the judge reads of a matchup: the conversation so far, the prompt and its images
+    (with their bytes when the judge reads images), both answers."""
 
     history: str
     prompt: str
     answers: Mapping[Slot, str]
+    images: tuple[ChatImage, ...] = ()
+    vision: bool = False
 
     def messages(self, template: str, shown_first: Slot) -> list[ChatMessage]:
         """The judge's messages with ``shown_first``'s answer as "Answer A"."""
         second: Slot = "B" if shown_first == "A" else "A"
         return judge_messages(
-            template, self.history, self.prompt, self.answers[shown_first], self.answers[second]
+            template,
+            self.history,
+            self.prompt,
+            self.answers[shown_first],
+            self.answers[second],
+            images=self.images,
+            vision=self.vision,
         )
 
 
@@ -96,6 +123,7 @@ class JudgeService:
         judge: JudgeModel | None,
         timeout_s: float,
         rng: random.Random | None = None,
+        images: RoundImages | None = None,
     ) -> None:
         self._arena = arena
         self._repo = repository
@@ -104,6 +132,8 @@ class JudgeService:
         self._judge = judge
         self._timeout_s = timeout_s
         self._rng = rng or random.SystemRandom()
+        #: The rounds' images; none: the judge is neither sent images nor told of them.
+        self._images = images
 
     @property
     def judge_name(self) -> str | None:
@@ -175,7 +205,7 @@ class JudgeService:
         """
         judge = self.require_judge()
         matchup = await self._matchup(matchup)
-        material = await self._material(matchup)
+        material = await self._material(matchup, vision=judge.model.vision, with_bytes=True)
         first: Slot = self._rng.choice(("A", "B"))
         orders: list[Slot] = [first, "B" if first == "A" else "A"] if judge.swap else [first]
         readings: list[Reading] = []
@@ -230,7 +260,9 @@ class JudgeService:
             ArenaError: as ``judge`` does before it calls the judge.
         """
         judge = self.require_judge()
-        material = await self._material(await self._matchup(matchup_id))
+        matchup = await self._matchup(matchup_id)
+        # the same text as the judge is sent; the images' bytes are not counted, nor loaded
+        material = await self._material(matchup, vision=judge.model.vision, with_bytes=False)
         return self.readings * estimate_prompt_tokens(material.messages(judge.template, "A"))
 
     @property
@@ -246,8 +278,11 @@ class JudgeService:
             raise NotFound("Matchup not found", code="matchup_not_found")
         return found
 
-    async def _material(self, matchup: MatchupRecord) -> _Material:
-        """What the judge reads of ``matchup``.
+    async def _material(
+        self, matchup: MatchupRecord, *, vision: bool, with_bytes: bool
+    ) -> _Material:
+        """What the judge reads of ``matchup`` (the images' bytes only for a judge that reads
+        images, ``vision``, and ``with_bytes``).
 
         Raises:
             ArenaError: 409 ``answers_pending`` before both answers are stored.
@@ -265,7 +300,27 @@ class JudgeService:
             if matchup.conversation_id and matchup.turn_index
             else None
         )
-        return _Material(history_before(conversation, matchup.turn_index), content[0], answers)
+        images = await self._round_images(matchup.id, with_bytes=vision and with_bytes)
+        return _Material(
+            history_before(conversation, matchup.turn_index),
+            content[0],
+            answers,
+            images,
+            vision,
+        )
+
+    async def _round_images(
+        self, matchup_id: uuid.UUID, *, with_bytes: bool
+    ) -> tuple[ChatImage, ...]:
+        """The images of the round's prompt: references only, or with their bytes (an image
+        deleted meanwhile, by text retention, is left out)."""
+        if self._images is None:
+            return ()
+        refs = await self._images.of_round(matchup_id)
+        if not refs or not with_bytes:
+            return tuple(ChatImage(r) for r in refs)
+        found = await self._images.load(refs)
+        return tuple(ChatImage(r, found[r.sha256]) for r in refs if r.sha256 in found)
 
     async def _call(self, model: ModelEntry, messages: Sequence[ChatMessage]) -> _Call:
         """The judge's whole answer to ``messages``, with its tokens and cost.

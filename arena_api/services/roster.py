@@ -46,6 +46,7 @@ class RosterStore(Protocol):
         prices: tuple[Decimal, Decimal] | None,
         status: ModelStatus,
         actor: Actor,
+        vision: bool = False,
     ) -> RosterItem | None: ...
 
     async def edit(
@@ -55,6 +56,7 @@ class RosterStore(Protocol):
         prices: tuple[Decimal, Decimal] | None,
         status: ModelStatus,
         actor: Actor,
+        vision: bool | None = None,
     ) -> tuple[RosterItem, RosterItem] | None: ...
 
 
@@ -98,6 +100,15 @@ def _prices(fields: Mapping[str, Any], current: tuple[Decimal, Decimal] | None) 
             details={"prices": ["[input, output]"]},
         ) from None
     return pair
+
+
+def _vision(fields: Mapping[str, Any], current: bool | None) -> bool | None:
+    """Whether the model reads images (``vision``; absent: as it is)."""
+    if "vision" not in fields:
+        return current
+    if not isinstance(fields["vision"], bool):
+        raise InvalidRequest("vision must be true or false", details={"vision": ["boolean"]})
+    return fields["vision"]
 
 
 def _status(fields: Mapping[str, Any], current: ModelStatus) -> ModelStatus:
@@ -147,7 +158,13 @@ class RosterAdmin:
                 details={"provider": ["not configured"]},
             )
         added = await self._store.add(
-            name, provider, model_id, _prices(fields, None), _status(fields, ACTIVE), actor
+            name,
+            provider,
+            model_id,
+            _prices(fields, None),
+            _status(fields, ACTIVE),
+            actor,
+            vision=bool(_vision(fields, False)),
         )
         if added is None:
             raise ArenaError(
@@ -181,6 +198,7 @@ class RosterAdmin:
             _prices(fields, pair),
             status,
             actor,
+            vision=_vision(fields, None),
         )
         if changed is None:
             raise NotFound("No such model")
