@@ -7,10 +7,11 @@ services with ``bootstrap``. A state reads them from the running app when an eve
 
 from __future__ import annotations
 
+from arena_api.core.media import ImageCodec
 from arena_api.routes._request import opened_services
 from arena_api.services.container import Services
 
-__all__ = ["ServicesNotOpen", "services"]
+__all__ = ["ServicesNotOpen", "image_codec", "services"]
 
 
 class ServicesNotOpen(RuntimeError):
@@ -31,3 +32,15 @@ def services() -> Services:
     if opened is None:
         raise ServicesNotOpen("the services are not open: the app's lifespan has not started")
     return opened
+
+
+def image_codec() -> ImageCodec:
+    """The codec a round checks its images with (Pillow, under ``ARENA_MAX_IMAGE_*``), for the
+    page to check an image as it is attached, and learn the name the round will store it by.
+
+    Raises:
+        ServicesNotOpen: the lifespan has not opened the services.
+    """
+    from arena_api.media.codec import PillowCodec
+
+    return PillowCodec(services().settings.image_limits)

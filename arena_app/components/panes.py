@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from arena_app.components.attachments import prompt_images
 from arena_app.components.live_tail import live_tail
 from arena_app.state.arena import ArenaState, LivePane
 
@@ -129,9 +130,10 @@ def prompt_bubble(text: rx.Var[str], testid: str) -> rx.Component:
     )
 
 
-def past_turn(turn: rx.Var[dict[str, str]]) -> rx.Component:
+def past_turn(turn: rx.Var[dict[str, str]], images: rx.Var[list[dict[str, str]]]) -> rx.Component:
     return rx.card(
         rx.vstack(
+            prompt_images(images),
             prompt_bubble(turn["prompt"], "past-prompt"),
             rx.grid(
                 *(

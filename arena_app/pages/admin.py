@@ -95,6 +95,16 @@ def _model_actions(row: rx.Var) -> rx.Component:
             on_change=lambda status: AdminState.set_status(row["id"], status),
             size="1",
         ),
+        rx.tooltip(
+            rx.checkbox(
+                checked=row["vision"] == "yes",
+                on_change=lambda on: AdminState.set_vision(row["id"], on),
+                aria_label=row["name"] + " reads images",
+                size="1",
+                data_testid="vision-toggle",
+            ),
+            content="Reads images (vision): answers prompts with images",
+        ),
         rx.button(
             rx.icon("plug-zap", size=14),
             "Test",
@@ -144,6 +154,20 @@ def _models() -> rx.Component:
                 _model_field("model", "Provider's model id", "14em"),
                 _model_field("input", "$ in / M tokens", "9em"),
                 _model_field("output", "$ out / M tokens", "9em"),
+                rx.text(
+                    rx.hstack(
+                        rx.checkbox(
+                            checked=s.new_model.get("vision", "") == "yes",
+                            on_change=lambda on: s.set_new_model("vision", rx.cond(on, "yes", "")),
+                            data_testid="new-model-vision",
+                        ),
+                        "Reads images",
+                        spacing="2",
+                        align="center",
+                    ),
+                    as_="label",
+                    size="2",
+                ),
                 rx.button(
                     rx.icon("plus", size=14),
                     "Add model",
@@ -159,6 +183,7 @@ def _models() -> rx.Component:
                     ("name", "Model"),
                     ("endpoint", "Provider:model"),
                     ("source", "From"),
+                    ("vision", "Vision"),
                     ("prices", "$ / M in / out"),
                 ),
                 s.models,

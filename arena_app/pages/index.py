@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from arena_app.components.attachments import attach_button, pending_images, prompt_images
 from arena_app.components.layout import layout
 from arena_app.components.leaderboard import leaderboard
 from arena_app.components.panes import pane, past_turn, prompt_bubble
@@ -90,17 +91,26 @@ def _mode_bar() -> rx.Component:
 def _prompt_box() -> rx.Component:
     return rx.vstack(
         _mode_bar(),
-        rx.text_area(
-            value=ArenaState.prompt,
-            on_change=ArenaState.set_prompt,
-            placeholder=ArenaState.prompt_placeholder,
-            rows="3",
+        # Images pasted into the box or dropped on it join the picker's (assets/attach.js).
+        rx.vstack(
+            pending_images(),
+            rx.text_area(
+                value=ArenaState.prompt,
+                on_change=ArenaState.set_prompt,
+                placeholder=ArenaState.prompt_placeholder,
+                rows="3",
+                width="100%",
+                # Until the event socket has hydrated the page, typing and clicks would be lost.
+                disabled=ArenaState.streaming | ~rx.State.is_hydrated,
+                data_testid="prompt",
+            ),
+            spacing="2",
             width="100%",
-            # Until the event socket has hydrated the page, typing and clicks would be lost.
-            disabled=ArenaState.streaming | ~rx.State.is_hydrated,
-            data_testid="prompt",
+            class_name="arena-drop",
+            data_testid="prompt-area",
         ),
         rx.hstack(
+            attach_button(),
             _templates(),
             rx.spacer(),
             rx.cond(
@@ -154,7 +164,10 @@ def index() -> rx.Component:
     return layout(
         rx.grid(
             rx.vstack(
-                rx.foreach(ArenaState.turns, past_turn),
+                rx.foreach(
+                    ArenaState.turns,
+                    lambda turn, i: past_turn(turn, ArenaState.turn_images[i]),
+                ),
                 rx.cond(ArenaState.shows_welcome, intro()),
                 rx.cond(ArenaState.setup_notice != "", setup_notice()),
                 _prompt_box(),
@@ -172,6 +185,7 @@ def index() -> rx.Component:
                 # The round's panes and votes are laid out with the page and shown when a round
                 # starts: mounted then, their first render would run beside the first tokens.
                 rx.vstack(
+                    prompt_images(ArenaState.round_images),
                     prompt_bubble(ArenaState.round_prompt, "round-prompt"),
                     rx.grid(
                         pane(
@@ -219,4 +233,6 @@ def index() -> rx.Component:
         ),
         # Keys 1-5 vote; Enter sends, Shift+Enter is a new line (assets/keyboard.js).
         rx.script(src="/keyboard.js"),
+        # Paste and drop of images (the picker is the page's rx.upload).
+        rx.script(src="/attach.js"),
     )

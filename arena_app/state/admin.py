@@ -49,6 +49,7 @@ def _model_row(item: RosterItem) -> dict[str, str]:
         "endpoint": f"{item.model.provider}:{item.model.provider_model_id}",
         "status": item.status,
         "source": _SOURCES[item.source],
+        "vision": "yes" if item.model.vision else "—",
         "prices": "—"
         if prices is None
         else f"${prices.input_per_mtok.normalize():f} / ${prices.output_per_mtok.normalize():f}",
@@ -256,6 +257,7 @@ class AdminState(rx.State):
             "displayName": form.get("name", ""),
             "provider": form.get("provider", ""),
             "providerModelId": form.get("model", ""),
+            "vision": form.get("vision", "") == "yes",
         }
         if form.get("input", "").strip() or form.get("output", "").strip():
             fields["prices"] = [form.get("input", "").strip(), form.get("output", "").strip()]
@@ -275,6 +277,20 @@ class AdminState(rx.State):
             return
         try:
             await services().roster.edit(model_id, {"status": status}, admin.actor)  # type: ignore[union-attr]
+        except ArenaError as exc:
+            self.notice = exc.message
+        await self._refresh()
+
+    @rx.event
+    async def set_vision(self, model_id: str, vision: bool) -> None:
+        """Mark a model as one that reads images (or not): only such models answer a prompt
+        with images."""
+        self.notice = ""
+        admin = await self._admin()
+        if admin is None:
+            return
+        try:
+            await services().roster.edit(model_id, {"vision": bool(vision)}, admin.actor)  # type: ignore[union-attr]
         except ArenaError as exc:
             self.notice = exc.message
         await self._refresh()

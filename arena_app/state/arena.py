@@ -32,6 +32,7 @@ from arena_api.services import RoundOptions
 from arena_api.services.live_feeds import LiveFeed
 from arena_app.backend import services
 from arena_app.formatting import dollars
+from arena_app.state.attachments import Attachment, AttachmentsState
 from arena_app.state.leaderboard import LeaderboardState
 from arena_app.state.pane_text import freeze_blocks, shows_as_typed
 from arena_app.state.vote_reasons import VoteReasonsState
@@ -121,6 +122,11 @@ class ArenaState(rx.State):
     #: The prompt of the round on screen, shown above its answers (the person's own words).
     round_prompt: str = ""
     turns: list[dict[str, str]] = []
+    #: The images of each turn in ``turns`` (same order): ``{"thumb", "href", "label"}``,
+    #: ``href`` a signed link to the whole image (``arena_api.services.image_links``).
+    turn_images: list[list[dict[str, str]]] = []
+    #: The images of the round on screen, as ``turn_images`` holds them.
+    round_images: list[dict[str, str]] = []
     live_feed: str = ""  # the URL of the round's live feed while it streams
     # Named side-by-side: the person picks both models and sees their names from the start.
     mode: str = "blind"
@@ -134,6 +140,8 @@ class ArenaState(rx.State):
     judge_reasoning: str = ""
     _matchup: str = ""  # the id of the round on screen, as soon as it has started
     _token: str = ""
+    #: The round on screen's images (bytes kept for "New round, same prompt").
+    _round_files: list[Attachment] = []
 
     @rx.var
     def has_round(self) -> bool:
@@ -198,6 +206,7 @@ class ArenaState(rx.State):
         setup = missing.shortage if missing else ""
         if setup != self.setup_notice:
             self.setup_notice = setup
+        (await self.get_state(AttachmentsState))._load_limits()
         examples = services().examples.draw(EXAMPLES_SHOWN)
         if examples != self.examples:
             self.examples = examples
@@ -255,6 +264,7 @@ class ArenaState(rx.State):
     async def _new_conversation(self) -> None:
         await self._clear_round()
         self.turns = []
+        self.turn_images = []
         self.conversation_id = ""
         self.continuable = False
         self.notice = ""
@@ -270,6 +280,9 @@ class ArenaState(rx.State):
         self.judge_verdict = self.judge_reasoning = ""
         self.votable = False
         self._matchup = self._token = ""
+        if self.round_images:
+            self.round_images = []
+        self._round_files = []
 
     async def _archive_round(self) -> None:
         """Move the voted round into the conversation's history above the panes."""
@@ -286,6 +299,7 @@ class ArenaState(rx.State):
                     "outcome": self.outcome,
                 },
             ]
+            self.turn_images = [*self.turn_images, self.round_images]
 
     async def _over_limit(self, group: str) -> bool:
         """Count this page's request against ``ARENA_RATE_LIMIT``, as the HTTP routes do; when
@@ -306,10 +320,13 @@ class ArenaState(rx.State):
             continuing = self.continuable and self.conversation_id
             if not continuing:
                 self.turns = []
+                self.turn_images = []
                 self.conversation_id = ""
             else:
                 await self._archive_round()
             await self._clear_round()
+            attachments = await self.get_state(AttachmentsState)
+            files, thumbs = attachments._taken()
             self.streaming = True
             self.notice = ""
             self.prompt = ""
@@ -318,6 +335,8 @@ class ArenaState(rx.State):
             body: dict[str, Any] = {"prompt": prompt, "sessionId": self.session_id}
             if continuing:
                 body["conversationId"] = self.conversation_id
+            if files:
+                body["images"] = [f.body() for f in files]
             if self.mode == "named":
                 body |= {"mode": "named", "models": [self.named_a, self.named_b]}
             # The page follows the feed while the round starts, so that no token waits for it.
@@ -338,6 +357,7 @@ class ArenaState(rx.State):
                 self.prompt = prompt
                 self.round_prompt = ""
                 self.continuable = bool(continuing)
+                # The images stay attached, to edit the prompt or remove them and send again.
                 if isinstance(exc, NotEnoughModels):  # said by the setup notice, in full
                     self.setup_notice = exc.shortage
                 else:
@@ -347,7 +367,24 @@ class ArenaState(rx.State):
             # Backend vars only: they send the page nothing (the pump applies the rest).
             self._matchup = round_.started.matchup_id
             self._token = round_.started.matchup_token or ""
+            if files:
+                self._show_round_images(files, thumbs)
+                (await self.get_state(AttachmentsState))._clear()
         await self._pump(round_.events(), feed)
+
+    def _show_round_images(self, files: list[Attachment], thumbs: list[dict[str, str]]) -> None:
+        """The started round's images above its answers, each a link to the whole image
+        (signed for this page's session, under the name the round stored it by)."""
+        links = services().image_links
+        self._round_files = files
+        self.round_images = [
+            {
+                "thumb": thumb["thumb"],
+                "label": thumb["label"],
+                "href": "" if links is None else links.link(file.sha256, self.session_id),
+            }
+            for file, thumb in zip(files, thumbs, strict=True)
+        ]
 
     async def _panes(self) -> tuple[LivePane, LivePane]:
         return await self.get_state(PaneAState), await self.get_state(PaneBState)
@@ -591,6 +628,15 @@ class ArenaState(rx.State):
             return None
         self.prompt = self.round_prompt
         self.continuable = False
+        if self._round_files:  # the same images too
+            attachments = await self.get_state(AttachmentsState)
+            attachments._restore(
+                self._round_files,
+                [
+                    {"id": f.id, "thumb": i["thumb"], "label": i["label"]}
+                    for f, i in zip(self._round_files, self.round_images, strict=True)
+                ],
+            )
         return ArenaState.send
 
     @rx.event
@@ -614,10 +660,24 @@ requestAnimationFrame(() => requestAnimationFrame(() => {
 """
 
 
+#: What the page says for a round's refusal in its own words, by the refusal's code.
+_REFUSALS = {
+    "not_enough_vision_models": (
+        "Fewer than two models here read images, so a prompt with images cannot be played. "
+        "Remove the images to ask in text, or ask the operator to mark vision models "
+        "(`vision: true` in the roster)."
+    ),
+}
+
+
 def _describe(error: ArenaError) -> str:
+    if error.code in _REFUSALS:
+        return _REFUSALS[error.code]
     if error.details:
         first = next(iter(error.details.values()))
         detail = first[0] if isinstance(first, list) and first else str(first)
+        if detail == error.message:  # an image's refusal names its field in the message
+            return error.message
         return f"{error.message}: {detail}"
     return error.message
 
