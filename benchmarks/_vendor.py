@@ -211,7 +211,10 @@ class VendorServer:
 class VendorProtocol(asyncio.Protocol):
     def __init__(self, server: VendorServer) -> None:
         self.server = server
-        self.buffer = b""
+        self.buffer = bytearray()
+        #: Bytes the request being received needs in all (head and body), once its head is in:
+        #: a large body (an image) is not parsed again at every read.
+        self.wanted = 0
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.streaming = False
@@ -235,9 +238,9 @@ class VendorProtocol(asyncio.Protocol):
         self.parse()
 
     def parse(self) -> None:
-        if self.streaming:
+        if self.streaming or len(self.buffer) < self.wanted:
             return
-        head, sep, rest = self.buffer.partition(b"\r\n\r\n")
+        head, sep, rest = bytes(self.buffer).partition(b"\r\n\r\n")
         if not sep:
             return
         length = 0
@@ -246,8 +249,9 @@ class VendorProtocol(asyncio.Protocol):
             if name.strip().lower() == b"content-length":
                 length = int(value.strip())
         if len(rest) < length:
+            self.wanted = len(head) + len(sep) + length
             return
-        body, self.buffer = rest[:length], rest[length:]
+        body, self.buffer, self.wanted = rest[:length], bytearray(rest[length:]), 0
         target = head.split(b"\r\n")[0].split(b" ")[1] if head.startswith(b"POST ") else b""
         request = json.loads(body) if body else {}
         model = str(request.get("model", "vendor"))
