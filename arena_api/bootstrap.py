@@ -44,7 +44,7 @@ from arena_api.db.engine import create_engine, embedded_postgres
 from arena_api.db.export import PostgresVoteRows
 from arena_api.db.judgements import PostgresAutoJudgeQueue, PostgresBackfillRounds
 from arena_api.db.lost import mark_lost_rounds
-from arena_api.db.media import PostgresImages, session_image
+from arena_api.db.media import PostgresImages
 from arena_api.db.repository import PostgresRepository, create_pool
 from arena_api.db.retention import keep_text_for
 from arena_api.db.review import PostgresReview
@@ -377,7 +377,7 @@ async def bootstrap(settings: Settings, *, serving: bool = True) -> AsyncIterato
             users=UserAdmin(directory),
             roster=RosterAdmin(PostgresRoster(pool), providers),
             review=review,
-            image_links=ImageLinks(secret, functools.partial(session_image, pool)),
+            image_links=ImageLinks(secret, PostgresImages(pool).of_session),
         )
 
 

@@ -31,6 +31,7 @@ __all__ = [
     "MAX_PROMPT_CHARS",
     "ChatCall",
     "ChatRequest",
+    "EarlierImage",
     "ImageBody",
     "JudgeRequest",
     "VoteRequest",
@@ -173,13 +174,25 @@ def parse_command(model: type[CommandT], data: Mapping[str, Any] | Any) -> Comma
 
 
 @dataclass(frozen=True)
+class EarlierImage:
+    """An image of an earlier user message of a chat-completions body: ``message`` is that
+    message's place in ``ChatCall.history``, ``field`` where the body held the image."""
+
+    message: int
+    body: ImageBody
+    field: str
+
+
+@dataclass(frozen=True)
 class ChatCall:
     """An OpenAI chat-completions request as the arena's chat front reads it.
 
     ``prompt`` is the newest user message's text (validated only when a round is started from
     it: a helper task's prompt may be long), ``images`` its images (unchecked: the round reads
     them) and ``image_fields`` where the body held each; ``history`` the text of the messages
-    before it (their images are the stored conversation's, never the client's copy).
+    before it, and ``earlier_images`` the images of its user messages: an arena conversation
+    shows the models its stored turns' images, never the client's copy; a single model's chat
+    (no stored conversation) is sent these.
     ``chat_id`` and ``user_id`` come from the headers Open WebUI forwards.
     """
 
@@ -192,6 +205,7 @@ class ChatCall:
     user_id: str | None = None
     images: tuple[ImageBody, ...] = ()
     image_fields: tuple[str, ...] = ()
+    earlier_images: tuple[EarlierImage, ...] = ()
 
     @property
     def digest(self) -> str:

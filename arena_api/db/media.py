@@ -30,7 +30,6 @@ __all__ = [
     "delete_unreferenced",
     "detach_images",
     "images_transaction",
-    "session_image",
     "turn_image_refs",
 ]
 
@@ -131,6 +130,20 @@ async def detach_images(conn: asyncpg.Connection, turn_ids: Sequence[uuid.UUID])
     return DetachedImages(len(rows), await delete_unreferenced(conn, gone) if gone else 0)
 
 
+_IMAGE = "SELECT sha256, media_type, width, height, size, data FROM images WHERE sha256 = $1"
+
+_SESSION_IMAGE = """
+SELECT i.sha256, i.media_type, i.width, i.height, i.size, i.data
+  FROM images i
+ WHERE i.sha256 = $1
+   AND EXISTS (SELECT 1
+                 FROM turn_images ti
+                 JOIN turns t ON t.id = ti.turn_id
+                 JOIN conversations c ON c.id = t.conversation_id
+                WHERE ti.sha256 = i.sha256 AND c.anonymous_session_id = $2)
+"""
+
+
 @raises_unavailable
 class PostgresImages:
     """Reading stored images back: for a provider (a follow-up's earlier images), for the page."""
@@ -159,15 +172,14 @@ class PostgresImages:
     async def get(self, sha256: str) -> tuple[ImageRef, bytes] | None:
         """One image and its bytes, or ``None``."""
         async with self._pool.acquire() as conn:
-            row = await conn.fetchrow(
-                "SELECT sha256, media_type, width, height, size, data FROM images "
-                "WHERE sha256 = $1",
-                sha256,
-            )
-        if row is None:
-            return None
-        ref = ImageRef(row["sha256"], row["media_type"], row["width"], row["height"], row["size"])
-        return ref, row["data"]
+            return _image(await conn.fetchrow(_IMAGE, sha256))
+
+    async def of_session(self, sha256: str, session_id: str) -> tuple[ImageRef, bytes] | None:
+        """The image ``sha256`` and its bytes when a turn of the arena session ``session_id``
+        shows it (the conversation's ``anonymous_session_id``), else ``None``: what a signed
+        image link may open (``arena_api.services.image_links``)."""
+        async with self._pool.acquire() as conn:
+            return _image(await conn.fetchrow(_SESSION_IMAGE, sha256, session_id))
 
     async def stream(self, sha256s: Sequence[str]) -> AsyncIterator[tuple[ImageRef, bytes]]:
         """The images of ``sha256s`` one by one (an export's ``--include-images``)."""
@@ -177,26 +189,7 @@ class PostgresImages:
                 yield found
 
 
-_SESSION_IMAGE = """
-SELECT i.sha256, i.media_type, i.width, i.height, i.size, i.data
-  FROM images i
- WHERE i.sha256 = $1
-   AND EXISTS (SELECT 1
-                 FROM turn_images ti
-                 JOIN turns t ON t.id = ti.turn_id
-                 JOIN conversations c ON c.id = t.conversation_id
-                WHERE ti.sha256 = i.sha256 AND c.anonymous_session_id = $2)
-"""
-
-
-async def session_image(
-    pool: asyncpg.Pool, sha256: str, session_id: str
-) -> tuple[ImageRef, bytes] | None:
-    """The image ``sha256`` and its bytes when a turn of the arena session ``session_id``
-    shows it (the conversation's ``anonymous_session_id``), else ``None``: what a signed image
-    link may open (``arena_api.services.image_links``)."""
-    async with pool.acquire() as conn:
-        row = await conn.fetchrow(_SESSION_IMAGE, sha256, session_id)
+def _image(row: asyncpg.Record | None) -> tuple[ImageRef, bytes] | None:
     if row is None:
         return None
     ref = ImageRef(row["sha256"], row["media_type"], row["width"], row["height"], row["size"])

@@ -17,6 +17,7 @@ a repeated image is neither read again nor counted twice.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -26,7 +27,7 @@ from typing_extensions import TypedDict  # pydantic needs it for a TypedDict on 
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.models import ChatMessage, Role
-from arena_api.core.requests import ChatCall
+from arena_api.core.requests import ChatCall, EarlierImage
 from arena_api.protocols._framing import SSE_DONE, sse_data
 from arena_api.protocols._ingress import (
     is_foreign_envelope,
@@ -144,14 +145,27 @@ def _history_text(message: OpenAiMessage) -> str | None:
         return None
 
 
-def _history(messages: Sequence[OpenAiMessage]) -> tuple[ChatMessage, ...]:
-    history = []
-    for message in messages:
+def _history(
+    messages: Sequence[OpenAiMessage],
+) -> tuple[tuple[ChatMessage, ...], tuple[EarlierImage, ...]]:
+    """The earlier messages' text, and the images of their user messages (by their place in
+    that history); a message whose parts do not read as a prompt shows none."""
+    history: list[ChatMessage] = []
+    images: list[EarlierImage] = []
+    for index, message in enumerate(messages):
         role = _ROLES.get(message["role"])
         text = _history_text(message)
-        if role is not None and text:
-            history.append(ChatMessage(role=role, content=text))
-    return tuple(history)
+        if role is None or not text:
+            continue
+        if role == "user" and isinstance(message.get("content"), list):
+            with contextlib.suppress(InvalidRequest):
+                shown = openai_prompt(message, f"messages[{index}].content")
+                images += [
+                    EarlierImage(len(history), body, field)
+                    for body, field in zip(shown.images, shown.image_fields, strict=True)
+                ]
+        history.append(ChatMessage(role=role, content=text))
+    return tuple(history), tuple(images)
 
 
 def read_chat_call(
@@ -172,11 +186,13 @@ def read_chat_call(
     messages = envelope["messages"]
     index, newest = newest_user_message(messages)
     prompt = openai_prompt(newest, f"messages[{index}].content")
+    history, earlier_images = _history(messages[:index])
     return ChatCall(
         model=envelope.get("model"),
         prompt=prompt.text,
         prompt_field=prompt.field,
-        history=_history(messages[:index]),
+        history=history,
+        earlier_images=earlier_images,
         stream=stream is not False,
         chat_id=chat_id or None,
         user_id=user_id or None,

@@ -23,7 +23,7 @@ __all__ = ["DEFAULT_LINK_TTL_S", "ImageLinks", "ImageNotFound", "SessionImage"]
 DEFAULT_LINK_TTL_S = 6 * 3600
 
 #: The image ``sha256`` with its bytes when a turn of the session ``session_id`` shows it
-#: (``arena_api.db.media.session_image``), else ``None``.
+#: (``arena_api.db.media.PostgresImages.of_session``), else ``None``.
 SessionImage = Callable[[str, str], Awaitable[tuple[ImageRef, bytes] | None]]
 
 

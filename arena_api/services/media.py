@@ -52,11 +52,17 @@ class ImageIntake:
         Raises:
             ImageError: the first image refused (``arena_api.core.media`` lists the codes).
         """
-        if not request.images:
-            return ()
         fields = request.image_fields or tuple(f"images[{i}]" for i in range(len(request.images)))
-        check_count(len(request.images), self.limits, fields[0].rsplit("[", 1)[0] or "images")
-        pairs = zip(request.images, fields, strict=True)
+        return await self.read_bodies(request.images, fields)
+
+    async def read_bodies(
+        self, bodies: Sequence[ImageBody], fields: Sequence[str]
+    ) -> tuple[ChatImage, ...]:
+        """``read`` of the images of one message, each named by its field in an error."""
+        if not bodies:
+            return ()
+        check_count(len(bodies), self.limits, fields[0].rsplit("[", 1)[0] or "images")
+        pairs = zip(bodies, fields, strict=True)
         raw = [await self._bytes(body, field) for body, field in pairs]
         sanitized = await asyncio.to_thread(self._sanitize_all, raw, fields)
         return tuple(ChatImage.of(image) for image in sanitized)

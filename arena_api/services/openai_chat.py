@@ -28,7 +28,9 @@ Images: the newest message's ``image_url`` parts are the round's images, checked
 before anything is stored (a refused one is named at its place in ``messages``). A chat UI
 resends an earlier message's images with every message; those are not read again: a follow-up
 that continues the arena conversation shows the models the images its stored turns hold, so
-nothing is counted twice. (``arena-single`` sends a chat's own history as text.)
+nothing is counted twice. ``arena-single``, whose chat no stored conversation holds, sends the
+chat's own history, earlier images included (checked as a prompt's are), to a model that reads
+images.
 """
 
 from __future__ import annotations
@@ -404,11 +406,26 @@ class OpenAiChatService:
         options = RoundOptions(
             plan="single",
             model=model,
-            context=_own_context(call.history),
+            context=_own_context(await self._with_earlier_images(call)),
             protocol=_PROTOCOL,
         )
         round_ = await self._arena.start_round(request, options=options)
         return TextReply(model_id, text.single_text(round_.events()), self._metadata(round_))
+
+    async def _with_earlier_images(self, call: ChatCall) -> tuple[ChatMessage, ...]:
+        """The chat's history with its user messages' images, checked as a prompt's are (a
+        single model's chat is stored nowhere: the client's copy is all there is)."""
+        if not call.earlier_images:
+            return call.history
+        history = list(call.history)
+        for index, message in enumerate(call.history):
+            shown = [i for i in call.earlier_images if i.message == index]
+            if shown:
+                images = await self._arena.read_images(
+                    [i.body for i in shown], [i.field for i in shown]
+                )
+                history[index] = ChatMessage(message.role, message.content, images)
+        return tuple(history)
 
     async def _hidden_model(self, call: ChatCall) -> ModelEntry:
         """``arena-single``'s model: the default model, else one fixed per chat (a chat keeps
@@ -420,6 +437,8 @@ class OpenAiChatService:
         if self._arena.default_model is not None:
             return self._arena.default_model
         roster = sorted(await self._arena.playable_roster(), key=lambda m: m.id.bytes)
+        if call.images or call.earlier_images:  # a chat with images goes to a model that reads them
+            roster = [m for m in roster if m.vision] or roster
         if missing := NotEnoughModels.among(len(roster), needed=1, code="no_models"):
             raise missing
         if call.chat_id is None:

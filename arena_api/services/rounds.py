@@ -84,7 +84,7 @@ from arena_api.core.records import (
     NewRound,
     check_votable,
 )
-from arena_api.core.requests import ChatRequest, VoteRequest
+from arena_api.core.requests import ChatRequest, ImageBody, VoteRequest
 from arena_api.core.tokens import MatchupTokenService, TokenClaims, token_hash
 from arena_api.core.views import ReasonChoice, ReasonChoicesView, VoteReveal
 from arena_api.core.votes import HumanSource, cast_vote
@@ -434,18 +434,18 @@ class ArenaService:
             else None
         )
         history = turn.history if turn else ()
+        if plan == "single" and options and not history:
+            history = options.context
         images = await self._read_images(request)
         messages = (*history, ChatMessage(role="user", content=request.prompt, images=images))
         roster = await self.playable_roster()
         image_count = sum(len(m.images) for m in messages)
         if image_count:
             messages = await self._image_intake().with_bytes(messages)
-            roster = self._vision_roster(roster, plan, request)
+            roster = self._vision_roster(roster, plan, request, options)
 
         if plan == "single":
             model = options.model if options and options.model else self._require_default(roster)
-            if options and not history:
-                messages = (*options.context, *messages)
             runs: tuple[SlotRun, ...] = (SlotRun("A", model, self._provider_for(model)),)
             started = MatchupStarted(
                 matchup_id=str(new_id()), slots=("A",), mode="single", votable=False
@@ -535,12 +535,27 @@ class ArenaService:
             )
         return self._images
 
+    async def read_images(
+        self, bodies: Sequence[ImageBody], fields: Sequence[str]
+    ) -> tuple[ChatImage, ...]:
+        """One message's images, checked and re-encoded (a single model's context, which no
+        stored conversation holds).
+
+        Raises:
+            ImageError: the first image refused.
+        """
+        return await self._image_intake().read_bodies(bodies, fields) if bodies else ()
+
     async def _read_images(self, request: ChatRequest) -> tuple[ChatImage, ...]:
         """The request's images, checked (``ImageIntake.read``); before anything is stored."""
         return await self._image_intake().read(request) if request.images else ()
 
     def _vision_roster(
-        self, roster: Sequence[ModelEntry], plan: Plan, request: ChatRequest
+        self,
+        roster: Sequence[ModelEntry],
+        plan: Plan,
+        request: ChatRequest,
+        options: RoundOptions | None,
     ) -> list[ModelEntry]:
         """The models that may answer a round with images: those that read them.
 
@@ -552,7 +567,9 @@ class ArenaService:
         vision = [m for m in roster if m.vision]
         by_id = {str(m.id): m for m in roster}
         named = [by_id[i.lower()] for i in request.models or () if i.lower() in by_id]
-        if plan in ("single", "shadow") and self._default_model is not None:
+        if plan == "single" and options and options.model:
+            named.append(options.model)
+        elif plan in ("single", "shadow") and self._default_model is not None:
             named.append(self._default_model)
         for model in named:
             if not model.vision:

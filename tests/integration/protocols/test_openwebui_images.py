@@ -190,3 +190,34 @@ async def test_a_follow_up_repeating_the_image_sends_it_once_from_the_stored_con
     assert links == 1
     assert [r.turn_index for r in categories] == [0, 1]
     assert all("vision" in r.categories for r in categories)
+
+
+async def test_a_single_models_chat_sends_its_earlier_images_with_a_follow_up(
+    db: AsyncEngine, database_url: str, tmp_path: Path, vendor: tuple[str, Recorder]
+) -> None:
+    """``arena-single`` keeps no conversation: the chat's own copy of an earlier image is
+    checked like a prompt's and sent with the history, to a model that reads images."""
+    url, recorder = vendor
+    env = {"OPENAI_BASE_URL": f"{url}/v1", "OPENAI_API_KEY": "sk-test", "ARENA_MOCK_PROVIDER": "0"}
+    roster = Roster(
+        models=(
+            *_vision_roster().models,
+            RosterModel(display_name="Blind", provider="openai", provider_model_id="blind--ok"),
+        )
+    )
+    async with serve_arena(db, database_url, tmp_path, roster=roster, **env) as arena:
+        chat = ImageChat(arena)
+        await chat.send("arena-single", _with_image("What is this?", data_url(png())))
+        await chat.send("arena-single", {"role": "user", "content": "And its colour?"})
+        chat.history[0] = _with_image("What is this?", data_url(SVG, "image/svg+xml"))
+        refused = await chat.post("arena-single", {"role": "user", "content": "Again?"})
+        sent = [r.json for r in recorder.requests]
+
+    assert len(sent) == 2
+    assert all(s["model"] in ("alpha--ok", "beta--ok") for s in sent)  # never the blind one
+    assert _images_in(sent[0]["messages"]) == [(0, "data:image/png")]
+    assert [m["role"] for m in sent[1]["messages"]] == ["user", "assistant", "user"]
+    assert _images_in(sent[1]["messages"]) == [(0, "data:image/png")]
+    assert refused.status_code == 400
+    assert refused.json()["code"] == "image_type_unsupported"
+    assert list(refused.json()["details"]) == ["messages[0].content[1]"]
