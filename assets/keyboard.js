@@ -25,6 +25,8 @@ if (!window.__arenaEnterSends) {
     if (!box || !box.matches || !box.matches('textarea[data-testid="prompt"]')) return;
     e.preventDefault();
     const send = document.querySelector('[data-testid="send"]');
-    if (send && !send.disabled && box.value.trim() !== '') send.click();
+    // Something to ask: words, or an attached image alone.
+    const asked = box.value.trim() !== '' || document.querySelector('[data-testid="pending-image"]');
+    if (send && !send.disabled && asked) send.click();
   });
 }

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from arena_api.core.response_metrics import estimate_tokens
 
@@ -157,11 +158,14 @@ _PUNCTUATION_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 _SPACE = re.compile(r"\s+")
 
 
-def prompt_key(prompt: str) -> str:
+def prompt_key(prompt: str, images: Sequence[str] = ()) -> str:
     """A hash equal for the same prompt asked again: compatibility-normalised, case-folded,
-    whitespace collapsed, punctuation at either end dropped."""
+    whitespace collapsed, punctuation at either end dropped; with the SHA-256s of its
+    ``images``, in order ("What is this?" about another picture is another prompt)."""
     text = unicodedata.normalize("NFKC", prompt).casefold()
     text = _PUNCTUATION_EDGES.sub("", _SPACE.sub(" ", text).strip())
+    if images:
+        text += "\x00" + ",".join(images)
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -21,6 +21,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
+from pydantic_core import PydanticCustomError
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.models import ChatMessage
@@ -82,7 +83,12 @@ ModelId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, 
 class ChatRequest(_Command):
     """``POST /api/arena/chat``'s own body (the other protocols' bodies are mapped onto it)."""
 
-    prompt: str = Field(min_length=1, max_length=MAX_PROMPT_CHARS)
+    #: The prompt's images (``arena_api.core.media``), checked by the round before it starts.
+    #: (Declared before ``prompt``, whose check reads them.)
+    images: tuple[ImageBody, ...] = Field(default=(), max_length=MAX_IMAGES_SENT)
+    #: The question (1 to 20,000 characters); with images it may be empty (an image alone asks
+    #: "what is this?").
+    prompt: str = Field(max_length=MAX_PROMPT_CHARS)
     session_id: str | None = Field(default=None, min_length=1, max_length=200)
     conversation_id: uuid.UUID | None = None
     arena: bool | None = None
@@ -90,8 +96,6 @@ class ChatRequest(_Command):
     #: ``named``: a side-by-side round of the two ``models`` (roster ids), named from the start.
     mode: Literal["blind", "named"] = "blind"
     models: tuple[ModelId, ModelId] | None = Field(default=None, validate_default=True)
-    #: The prompt's images (``arena_api.core.media``), checked by the round before it starts.
-    images: tuple[ImageBody, ...] = Field(default=(), max_length=MAX_IMAGES_SENT)
     #: Where another protocol's body held each image (``messages[2].content[1]``), to name it
     #: in an error; the native body's are ``images[i]``. Set by the ingress parsers, not part of
     #: the native body's schema.
@@ -101,6 +105,15 @@ class ChatRequest(_Command):
     @classmethod
     def _trim(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
+
+    @field_validator("prompt")
+    @classmethod
+    def _something_asked(cls, value: str, info: ValidationInfo) -> str:
+        if not value and not info.data.get("images"):
+            raise PydanticCustomError(
+                "string_too_short", "String should have at least 1 character", {"min_length": 1}
+            )
+        return value
 
     @field_validator("prompt", "session_id")
     @classmethod

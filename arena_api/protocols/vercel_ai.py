@@ -267,14 +267,16 @@ def parse_use_chat_body(body: Mapping[str, Any]) -> ClientRequest:
         elif content is not None:  # a v4 message built from model content parts
             read.append(prompt_of_parts(content, where, _image_of, skip=_carries_no_prompt))
             prompt = read[-1] if _has_text(content) else None
-    if prompt is None:
-        raise InvalidRequest(
-            "The user message has no text",
-            details={f"messages[{index}]": ["no text part and no string content"]},
-        )
     read.append(_attachments(message, index))
     images = tuple(image for each in read for image in each.images)
     fields = tuple(field for each in read for field in each.image_fields)
+    if prompt is None and images:  # an image alone asks too
+        prompt = Prompt("", f"messages[{index}]")
+    if prompt is None:
+        raise InvalidRequest(
+            "The user message has no text",
+            details={f"messages[{index}]": ["no text part, no string content and no image"]},
+        )
     request = build_request(
         Prompt(prompt.text, prompt.field, images, fields), extensions=[("", envelope)]
     )

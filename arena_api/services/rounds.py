@@ -503,7 +503,7 @@ class ArenaService:
                 mode="shadow" if plan == "shadow" else request.mode,
                 categories=classify(request.prompt, turn_index=turn_index, images=image_count),
                 language=self._language(request.prompt),
-                prompt_key=prompt_key(request.prompt),
+                prompt_key=prompt_key(request.prompt, [i.ref.sha256 for i in images]),
                 replica=self._relay.replica,
                 images=images,
             )

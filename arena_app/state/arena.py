@@ -313,7 +313,9 @@ class ArenaState(rx.State):
     async def send(self) -> Any:
         async with self:
             prompt = self.prompt.strip()
-            if self.streaming or not prompt or await self._over_limit("chat"):
+            attachments = await self.get_state(AttachmentsState)
+            asked = prompt or attachments.items  # an image alone asks too
+            if self.streaming or not asked or await self._over_limit("chat"):
                 return
             if not self.session_id:
                 self.session_id = uuid.uuid4().hex
@@ -325,7 +327,6 @@ class ArenaState(rx.State):
             else:
                 await self._archive_round()
             await self._clear_round()
-            attachments = await self.get_state(AttachmentsState)
             files, thumbs = attachments._taken()
             self.streaming = True
             self.notice = ""

@@ -68,3 +68,13 @@ def test_the_same_prompt_asked_again_has_the_same_key() -> None:
     assert prompt_key("  what is the CAPITAL of   Australia ") == key
     assert prompt_key("What is the capital of Austria?") != key
     assert prompt_key("ｗｈａｔ is the capital of australia???") == key  # full-width, NFKC
+
+
+def test_a_prompts_key_holds_its_images_in_order() -> None:
+    words = "What is in this picture?"
+
+    assert prompt_key(words, ()) == prompt_key(words)
+    assert prompt_key(words, ["a" * 64]) != prompt_key(words)
+    assert prompt_key(words, ["a" * 64]) == prompt_key("what is in this picture", ["a" * 64])
+    assert prompt_key(words, ["a" * 64, "b" * 64]) != prompt_key(words, ["b" * 64, "a" * 64])
+    assert prompt_key("", ["a" * 64]) != prompt_key("", ["b" * 64])
