@@ -37,3 +37,8 @@ export async function run(main) {
   }
   process.exit(0);
 }
+
+// A 2x2 PNG (red), as the image scenario attaches it: the mock vision models answer
+// "I see 1 image: 1. PNG 2x2, ...".
+export const PNG_BASE64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==";

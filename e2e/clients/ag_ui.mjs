@@ -2,7 +2,7 @@
 // the 1.0 run verifier on the stream), plus verifyEvents() over the raw event stream.
 import { HttpAgent, verifyEvents } from "@ag-ui/client";
 import { lastValueFrom, toArray } from "rxjs";
-import { check, run, vote } from "./_common.mjs";
+import { PNG_BASE64, check, run, vote } from "./_common.mjs";
 
 async function turn(agent, prompt, forwardedProps) {
   agent.addMessage({ id: crypto.randomUUID(), role: "user", content: prompt });
@@ -51,6 +51,20 @@ run(async ({ base, scenario }) => {
   const url = `${base}/api/arena/chat?protocol=ag-ui`;
   const agent = new HttpAgent({ url, threadId: crypto.randomUUID() });
   const sessionId = `agui-${crypto.randomUUID()}`;
+  if (scenario === "image") {
+    // A 1.0 image part with its bytes (a DataSource) beside the text.
+    const seen = await turn(
+      agent,
+      [
+        { type: "text", text: "What is in this picture?" },
+        { type: "image", source: { type: "data", value: PNG_BASE64, mimeType: "image/png" } },
+      ],
+      { sessionId },
+    );
+    check(!seen.failure, `the run failed: ${seen.failure}`);
+    check(seen.types.at(-1) === "RUN_FINISHED", `the run did not finish: ${seen.types}`);
+    return { texts: seen.texts };
+  }
   const first = await turn(agent, "Explain JWTs in simple terms", { sessionId });
   if (scenario === "run-error") {
     check(first.runErrors.length === 1, `expected one RUN_ERROR, saw ${first.types}`);

@@ -1,6 +1,6 @@
 // Vercel AI SDK: the real Chat (useChat's framework-free core, AbstractChat) with the
 // DefaultChatTransport, in the AI SDK line named by the job ("ai" = current, "ai-v5" = v5).
-import { check, run, vote } from "./_common.mjs";
+import { PNG_BASE64, check, run, vote } from "./_common.mjs";
 
 class MemoryState {
   constructor() {
@@ -51,6 +51,23 @@ run(async ({ base, scenario, line }) => {
     onError: (error) => void errors.push(String(error)),
   });
 
+  if (scenario === "image") {
+    // What a file input or a paste gives sendMessage: a file part with a data URL.
+    await chat.sendMessage({
+      text: "What is in this picture?",
+      files: [
+        {
+          type: "file",
+          mediaType: "image/png",
+          filename: "picture.png",
+          url: `data:image/png;base64,${PNG_BASE64}`,
+        },
+      ],
+    });
+    check(state.status === "ready", `status ${state.status}: ${state.error} ${errors}`);
+    const sent = state.messages[0].parts.map((part) => part.type);
+    return { texts: readAssistant(state.messages.at(-1)).texts, sentParts: sent };
+  }
   await chat.sendMessage({ text: "Explain JWTs in simple terms" });
   const first = readAssistant(state.messages.at(-1));
   if (scenario === "run-error") {

@@ -122,3 +122,20 @@ async def test_a_round_failing_mid_stream_settles_the_client_in_error(
         verdict = _run(node_clients, client, arena, "run-error")
 
     assert verdict == RUN_ERROR_VERDICTS[client]
+
+
+@pytest.mark.parametrize("client", ["ag-ui-client", "ai-sdk-current", "ai-sdk-v5"])
+async def test_an_image_the_client_attaches_reaches_both_vision_models(
+    node_clients: Path, db: AsyncEngine, database_url: str, tmp_path: Path, client: str
+) -> None:
+    """AG-UI's 1.0 image part (a ``DataSource``), the AI SDK's ``sendMessage({text, files})``
+    file part: sent by the libraries themselves, answered by both mock vision models."""
+    async with _server(db, database_url, tmp_path, "image") as arena:
+        verdict = _run(node_clients, client, arena, "image")
+        stored = await arena.scalar("SELECT count(*) FROM turn_images")
+
+    assert set(verdict["texts"]) == {"A", "B"}
+    assert all("I see 1 image: 1. PNG 2x2" in t for t in verdict["texts"].values()), verdict
+    assert stored == 1
+    if client != "ag-ui-client":
+        assert verdict["sentParts"] == ["file", "text"]
