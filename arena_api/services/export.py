@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
@@ -189,44 +190,33 @@ class VoteExport:
         Raises:
             ArenaError: Parquet without ``pyarrow`` installed.
         """
-        written = 0
         with_images = images is not None
         columns = self._rows.columns(include_text=include_text, include_images=with_images)
-        if parquet:
-            writer = _ParquetWriter(target, columns)
-            try:
-                async for rows in self.batches(
-                    since,
-                    until,
-                    include_text=include_text,
-                    scrubber=scrubber,
-                    include_images=with_images,
-                ):
-                    if images is not None:
-                        await images.add(rows)
-                    writer.write(rows)
-                    written += len(rows)
-                    if progress:
-                        progress(len(rows))
-            finally:
-                writer.close()
-            return written
+        batches = self.batches(
+            since, until, include_text=include_text, scrubber=scrubber, include_images=with_images
+        )
+        written = 0
         with contextlib.ExitStack() as stack:
-            out = stack.enter_context(target.open("wb")) if isinstance(target, Path) else target
-            async for rows in self.batches(
-                since,
-                until,
-                include_text=include_text,
-                scrubber=scrubber,
-                include_images=with_images,
-            ):
+            write: Callable[[list[dict[str, Any]]], object]
+            if parquet:
+                writer = _ParquetWriter(target, columns)
+                stack.callback(writer.close)
+                write = writer.write
+            else:
+                out = stack.enter_context(target.open("wb")) if isinstance(target, Path) else target
+                write = functools.partial(_write_lines, out)
+            async for rows in batches:
                 if images is not None:
                     await images.add(rows)
-                out.write(b"".join(row_json(row) for row in rows))
+                write(rows)
                 written += len(rows)
                 if progress:
                     progress(len(rows))
         return written
+
+
+def _write_lines(out: BinaryIO, rows: list[dict[str, Any]]) -> None:
+    out.write(b"".join(row_json(row) for row in rows))
 
 
 def _scrubbed(
