@@ -56,6 +56,7 @@ from arena_api.db.votes import PostgresVotes
 from arena_api.examples import BUILTIN_EXAMPLE_PROMPTS, ExamplePromptsError, example_prompts
 from arena_api.keys import DEV_SECRET_FILE, export_salt, token_secret, uses_dev_secret
 from arena_api.language import detect_language
+from arena_api.media import LazyPillowCodec
 from arena_api.metrics import ArenaMetrics
 from arena_api.providers import ProviderRegistry, build_registry, make_session
 from arena_api.roster import RosterError, roster_of
@@ -140,15 +141,13 @@ def build_arena(
 def build_image_intake(settings: Settings, store: ImageReads) -> ImageIntake:
     """The image intake of ``settings``: Pillow's codec, and the guarded fetcher where images by
     URL are allowed."""
-    from arena_api.media.codec import PillowCodec
-
     limits = settings.image_limits
     fetcher = None
     if limits.allow_urls:
         from arena_api.media.fetch import GuardedFetcher
 
         fetcher = GuardedFetcher(limits)
-    return ImageIntake(limits, PillowCodec(limits), store, fetcher)
+    return ImageIntake(limits, LazyPillowCodec(limits), store, fetcher)
 
 
 def load_judge(settings: Settings) -> JudgeModel | None:

@@ -102,13 +102,15 @@ def _yaml_entries(path: Path, text: str) -> list[object]:
 #: How a round's refusal of a prompt reads for an entry of the file.
 _PROBLEMS = {
     "string_type": "is not text",
-    "string_too_short": "is blank",
     "string_too_long": f"is longer than {MAX_PROMPT_CHARS} characters",
 }
 
 
 def _checked(path: Path, index: int, entry: object) -> str:
-    """One entry as the prompt a round would take: ``ChatRequest``'s own rules decide."""
+    """One entry as the prompt a round would take: ``ChatRequest``'s own rules decide (but an
+    example has no images, so it needs words)."""
+    if isinstance(entry, str) and not entry.strip():
+        raise ExamplePromptsError(f"the example prompts file {path}: prompt {index} is blank")
     try:
         return ChatRequest.model_validate({"prompt": entry}).prompt
     except ValidationError as exc:

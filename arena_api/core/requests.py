@@ -21,7 +21,6 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
 
 from arena_api.core.errors import InvalidRequest
 from arena_api.core.models import ChatMessage
@@ -110,9 +109,7 @@ class ChatRequest(_Command):
     @classmethod
     def _something_asked(cls, value: str, info: ValidationInfo) -> str:
         if not value and not info.data.get("images"):
-            raise PydanticCustomError(
-                "string_too_short", "String should have at least 1 character", {"min_length": 1}
-            )
+            raise ValueError("must not be empty (unless the prompt carries images)")
         return value
 
     @field_validator("prompt", "session_id")
