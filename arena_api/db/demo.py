@@ -965,11 +965,12 @@ async def _remove_previous_demo(conn: asyncpg.Connection) -> int:
         "SELECT EXISTS (SELECT 1 FROM matchups WHERE harness_version <> 'demo')"
     )
     if not others:
-        # external_chats, the judge's verdicts and claims and suite results only ever point at
-        # real (non-demo) rounds, so they are empty here; vote_exclusions holds demo votes, and
-        # a review queue's items (and their verdicts) may be demo rounds: they go with them.
+        # external_chats, the judge's verdicts and claims, suite results and turns' images only
+        # ever point at real (non-demo) rounds, so they are empty here; vote_exclusions holds
+        # demo votes, and a review queue's items (and their verdicts) may be demo rounds: they
+        # go with them.
         await conn.execute(
-            "TRUNCATE vote_exclusions, preferences, responses, turns, external_chats, "
+            "TRUNCATE vote_exclusions, preferences, responses, turn_images, turns, external_chats, "
             "judge_verdicts, autojudge_claims, suite_results, review_verdicts, review_items, "
             "matchups, conversations"
         )

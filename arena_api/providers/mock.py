@@ -92,8 +92,11 @@ def _tokens(model: ModelEntry, messages: Sequence[ChatMessage], count: int) -> l
     if model.provider_model_id.startswith("mock-judge"):
         return _verdict(model, messages)
     rng = random.Random(_seed(model, messages))
-    tokens = [mock_tag(model) + " ", *_described(messages)]
-    for position in range(len(tokens), max(count, len(tokens) + 1)):
+    described = _described(messages)
+    tokens = [mock_tag(model) + " ", *described]
+    # A description of images is followed by words of an answer, however few were asked for.
+    end = max(count, len(tokens) + 1) if described else count
+    for position in range(len(tokens), end):
         word = rng.choice(_WORDS)
         if position == _BOLD_AT:
             tokens.append(f"**{word}** ")

@@ -102,12 +102,47 @@ def _is_json(content_type: str | None) -> bool:
     )
 
 
-async def read_json(request: Request, *, max_bytes: int | None = None) -> Any:
+def _too_large() -> ArenaError:
+    return ArenaError("Request body too large", status=413, code="too_large")
+
+
+#: A string that may be an image's bytes: a ``data:`` URL, or base64 (its first characters).
+_IMAGE_PAYLOAD = re.compile(r"data:|[A-Za-z0-9+/_-]{64}")
+_SHORTEST_PAYLOAD = 256
+
+
+def image_payload_chars(body: Any) -> int:
+    """How many characters of ``body`` (parsed JSON) may be images' bytes: its strings of a
+    ``data:`` URL or base64, at least ``_SHORTEST_PAYLOAD`` long, wherever they stand (each
+    protocol puts its image parts elsewhere; the round checks what they hold)."""
+    total, pending = 0, [body]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+        elif (
+            isinstance(value, str)
+            and len(value) >= _SHORTEST_PAYLOAD
+            and _IMAGE_PAYLOAD.match(value)
+        ):
+            total += len(value)
+    return total
+
+
+async def read_json(request: Request, *, max_bytes: int | None = None, image_room: int = 0) -> Any:
     """The request's JSON body.
+
+    Args:
+        max_bytes: the most it may hold (default ``ARENA_MAX_BODY_BYTES``).
+        image_room: how much more it may hold in images' bytes (a body that may start a round):
+            past ``max_bytes``, only images may take the room, so a body of text alone keeps
+            the limit.
 
     Raises:
         ArenaError: 415 ``unsupported_media_type`` for a non-JSON ``Content-Type``; 413
-            ``too_large`` past ``max_bytes``.
+            ``too_large`` past ``max_bytes`` (with what is not images).
         InvalidRequest: the body is not JSON.
     """
     if max_bytes is None:
@@ -120,20 +155,28 @@ async def read_json(request: Request, *, max_bytes: int | None = None) -> Any:
             status=415,
             code="unsupported_media_type",
         )
+    most = max_bytes + image_room
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-        raise ArenaError("Request body too large", status=413, code="too_large")
+    if declared is not None and declared.isdigit() and int(declared) > most:
+        raise _too_large()
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > max_bytes:
-            raise ArenaError("Request body too large", status=413, code="too_large")
+        if len(body) > most:
+            raise _too_large()
     try:
-        return parse_json(body)
+        parsed = parse_json(body)
     except TooDeep as exc:
+        if len(body) > max_bytes:
+            raise _too_large() from None
         raise InvalidRequest(str(exc), code="invalid_json", details={"body": [str(exc)]}) from None
     except ValueError:  # UnicodeDecodeError is one too
+        if len(body) > max_bytes:
+            raise _too_large() from None
         raise InvalidRequest("Invalid JSON body", details={"body": ["not valid JSON"]}) from None
+    if len(body) > max_bytes and len(body) - image_payload_chars(parsed) > max_bytes:
+        raise _too_large()
+    return parsed
 
 
 def uuid_param(request: Request, name: str) -> uuid.UUID:

@@ -132,9 +132,15 @@ def text_response(reply: TextReply) -> Response:
 
 
 async def _round_body(request: Request) -> Any:
-    """The JSON body of a request that may start a round: it may carry images, so its limit is
-    ``ARENA_MAX_BODY_BYTES`` plus room for them as base64 (``max_round_body_bytes``)."""
-    return await read_json(request, max_bytes=services_of(request).settings.max_round_body_bytes)
+    """The JSON body of a request that may start a round: it may carry images, so past
+    ``ARENA_MAX_BODY_BYTES`` it has room for them as base64 (``max_round_body_bytes``), and
+    for them only."""
+    settings = services_of(request).settings
+    return await read_json(
+        request,
+        max_bytes=settings.max_body_bytes,
+        image_room=settings.max_round_body_bytes - settings.max_body_bytes,
+    )
 
 
 async def _serve(request: Request, protocol: Protocol, body: object = _UNREAD) -> Response:

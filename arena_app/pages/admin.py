@@ -159,6 +159,8 @@ def _models() -> rx.Component:
                         rx.checkbox(
                             checked=s.new_model.get("vision", "") == "yes",
                             on_change=lambda on: s.set_new_model("vision", rx.cond(on, "yes", "")),
+                            # The control is a button: the label around it does not name it.
+                            aria_label="The new model reads images",
                             data_testid="new-model-vision",
                         ),
                         "Reads images",
