@@ -70,6 +70,10 @@ async def test_the_prompt_stays_above_the_answers_after_the_vote_and_the_follow_
     await _wait_votable(page)
     await page.get_by_test_id("vote-left").click()
     await expect(page.get_by_test_id("round-prompt")).to_have_text("What is a monad?")
+    # The vote is recorded (the box offers the follow-up) before the person asks one.
+    await expect(page.get_by_test_id("prompt")).to_have_attribute(
+        "placeholder", re.compile(r"^Follow up")
+    )
 
     await _ask(page, "And a functor?")
 
