@@ -12,6 +12,12 @@ from arena_app.components.vote_bar import vote_bar
 from arena_app.components.welcome import examples, intro, setup_notice
 from arena_app.state.arena import ArenaState, PaneAState, PaneBState, TemplateState
 
+#: What the prompt box holds now, read in the browser when Send is clicked.
+_TYPED = rx.Var(
+    _js_expr="""(document.querySelector('textarea[data-testid="prompt"]')?.value ?? "")""",
+    _var_type=str,
+)
+
 
 def _templates() -> rx.Component:
     return rx.hstack(
@@ -146,7 +152,9 @@ def _prompt_box() -> rx.Component:
                 rx.button(
                     rx.icon("send", size=14),
                     "Send",
-                    on_click=ArenaState.send,
+                    # The box's words as they stand go first: the debounced box may not have
+                    # sent its last keystrokes yet when Send is clicked (or Enter pressed).
+                    on_click=[ArenaState.set_prompt(_TYPED), ArenaState.send],
                     # Too few models to play: the setup notice says why, the button waits.
                     disabled=~rx.State.is_hydrated | (ArenaState.setup_notice != ""),
                     data_testid="send",
