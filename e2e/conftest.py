@@ -5,11 +5,13 @@ Screenshots taken by the tests go to ``test-results/`` (ignored by git) for a re
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.async_api import Browser, Page, async_playwright
@@ -254,20 +256,29 @@ async def browser() -> AsyncIterator[Browser]:
         await browser.close()
 
 
-@pytest.fixture
-async def page(browser: Browser) -> AsyncIterator[Page]:
-    """A fresh browser context per test (own storage), failing on any console error."""
-    context = await browser.new_context(
-        viewport={"width": 1400, "height": 900},
-        permissions=["clipboard-read", "clipboard-write"],
-    )
-    page = await context.new_page()
+@contextlib.asynccontextmanager
+async def watched_page(browser: Browser, **context: Any) -> AsyncIterator[Page]:
+    """A page in a fresh browser context (own storage) made with ``context``, failing on any
+    console error."""
+    opened = await browser.new_context(**context)
+    page = await opened.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     yield page
-    await context.close()
+    await opened.close()
     assert not errors, f"browser console errors: {errors}"
+
+
+@pytest.fixture
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    """A fresh browser context per test (own storage), failing on any console error."""
+    async with watched_page(
+        browser,
+        viewport={"width": 1400, "height": 900},
+        permissions=["clipboard-read", "clipboard-write"],
+    ) as page:
+        yield page
 
 
 async def screenshot(page: Page, name: str) -> None:

@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 from playwright.async_api import Browser, Page, expect
 
-from e2e.conftest import _serving
+from e2e.conftest import _serving, watched_page
 from e2e.test_accessibility import _serious_violations
 from e2e.test_arena_ui import STREAM_TIMEOUT, _open, _wait_votable
 from tests.support import ROOT, ProductProcess
@@ -86,14 +86,8 @@ async def _pick(page: Page, png: bytes, name: str = "picked.png") -> None:
 
 @pytest.fixture
 async def desktop(browser: Browser) -> AsyncIterator[Page]:
-    context = await browser.new_context(viewport={"width": 1280, "height": 800})
-    page = await context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    yield page
-    await context.close()
-    assert not errors, f"browser console errors: {errors}"
+    async with watched_page(browser, viewport={"width": 1280, "height": 800}) as page:
+        yield page
 
 
 @pytest.fixture
