@@ -168,9 +168,16 @@ async def test_a_phone_shows_attached_images_and_the_finished_round(
 ) -> None:
     page = phone
     await _open(page, voter_product.url + "/")
+    # Three at once, none waiting for the last to be checked: none is lost.
     await _paste(page, RED)
     await _pick(page, GREEN)
-    await expect(page.get_by_test_id("pending-image")).to_have_count(2, timeout=STREAM_TIMEOUT)
+    await _paste(page, BLUE)
+    await expect(page.get_by_test_id("pending-image")).to_have_count(3, timeout=STREAM_TIMEOUT)
+    await expect(
+        page.get_by_role("img", name=re.compile(r"Attached image 2: PNG 300x200"))
+    ).to_be_visible()
+    await page.get_by_role("button", name="Remove image 3").click()
+    await expect(page.get_by_test_id("pending-image")).to_have_count(2)
     await page.get_by_test_id("prompt").fill("Compare these two pictures, please.")
     await _shot(page, "phone-two-images-attached")
     widths = await page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")

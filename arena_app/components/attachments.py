@@ -43,6 +43,8 @@ def attach_button() -> rx.Component:
                 display="inline-flex",
             ),
             display="inline-flex",
+            # What assets/attach.js needs to know whether a handoff will upload anything.
+            data_max_bytes=AttachmentsState.max_bytes,
         ),
     )
 
