@@ -12,6 +12,7 @@ import dataclasses
 import io
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -152,6 +153,7 @@ def cli() -> None:
 def serve(dev: bool) -> None:
     """Migrate, seed the roster, build the UI if stale, then serve UI and API on PORT."""
     settings = _settings(serving=True)
+    _claim_port(settings.host, settings.port)
     with _database_server(settings) as (url, pgdata):
         seeded = _run_prepare(url, settings, seed=True)
         if seeded is not None:
@@ -185,6 +187,22 @@ def serve(dev: bool) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os.execve(sys.executable, command, env)
+
+
+def _claim_port(host: str, port: int) -> None:
+    """Stop at once when ``port`` is taken. The server binds with ``SO_REUSEPORT``, so a second
+    ``arena serve`` on a busy port would otherwise start, share it with the first, and answer
+    every other request from another database with another token secret."""
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is no owner
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            _fail(
+                f"port {port} is in use ({exc.strerror}): is another arena serving there? "
+                "Stop it, or set PORT",
+                1,
+            )
 
 
 def _run_dev(command: list[str], env: dict[str, str], settings: Settings) -> int:

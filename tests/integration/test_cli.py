@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import socket
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.db.export import EXPORT_COLUMNS
 from tests.integration.arena_harness import serve_arena
-from tests.support import ROOT, run_cli
+from tests.support import ROOT, free_port, run_cli
 
 API_TOKEN = "cli-export-token-0123456789"
 
@@ -39,6 +40,27 @@ def test_serve_without_a_token_secret_stops_with_one_line(tmp_path: Path) -> Non
     ]
 
 
+def test_serve_on_a_port_in_use_stops_with_one_line(tmp_path: Path) -> None:
+    """The server shares its port (SO_REUSEPORT): a second one would answer half the requests
+    of the first from another database."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        result = _arena(
+            "serve",
+            PORT=str(port),
+            HOST="127.0.0.1",
+            ARENA_DATA_DIR=str(tmp_path),
+            ARENA_ALLOW_DEV_SECRET="1",
+        )
+
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"arena: port {port} is in use (Address already in use): is another arena serving "
+        "there? Stop it, or set PORT"
+    ]
+    assert not (tmp_path / "pgdata").exists()  # nothing was started
+
+
 @pytest.mark.slow
 def test_serve_with_an_unknown_default_model_stops_with_one_line(
     fresh_database: Callable[[], str], tmp_path: Path
@@ -51,6 +73,7 @@ def test_serve_with_an_unknown_default_model_stops_with_one_line(
         ARENA_MOCK_PROVIDER="1",
         ARENA_TRIGGER="manual",
         ARENA_DEFAULT_MODEL="gpt-nope",
+        PORT=str(free_port()),
     )
 
     lines = result.stderr.strip().splitlines()
