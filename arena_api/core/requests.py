@@ -92,6 +92,10 @@ class ChatRequest(_Command):
     conversation_id: uuid.UUID | None = None
     arena: bool | None = None
     join_key: str | None = Field(default=None, min_length=1, max_length=200)
+    #: The one slot this request streams of the matchup it shares with its sibling (the
+    #: ``joinKey``'s other request): a client that sends one request per model names which.
+    #: Without it the first of the two streams A and the second B.
+    slot: Literal["A", "B"] | None = None
     #: ``named``: a side-by-side round of the two ``models`` (roster ids), named from the start.
     mode: Literal["blind", "named"] = "blind"
     models: tuple[ModelId, ModelId] | None = Field(default=None, validate_default=True)
@@ -125,6 +129,13 @@ class ChatRequest(_Command):
         if self.image_fields and len(self.image_fields) != len(self.images):
             raise ValueError("image_fields must name every image, or none")
         return self
+
+    @field_validator("slot")
+    @classmethod
+    def _slot_of_a_join(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("join_key") is None:
+            raise ValueError("a slot is named only with a joinKey")
+        return value
 
     @field_validator("models")
     @classmethod

@@ -14,7 +14,7 @@ import random
 import secrets
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from arena_api.core.arena import ArenaCore, SlotRun
 from arena_api.core.breaker import NOT_FAILURES, CircuitBreaker
@@ -347,6 +347,8 @@ class ArenaService:
         if self._draining:
             raise ShuttingDown("The server is shutting down; try again in a moment")
         options = options or RoundOptions()
+        if request.slot is not None and options.slot is None:
+            options = replace(options, slot=request.slot)
         requested_at_ms = int(self._clock.now().timestamp() * 1000)
         # A named round is the person's explicit choice of two models: always a matchup.
         plan = (
