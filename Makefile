@@ -15,10 +15,10 @@ AXE   := $(TOOLS)/node_modules/axe-core/axe.min.js
 
 setup: $(VENV)/.installed $(BUN) $(AXE)
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml clients/python/pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev]" -e ./clients/python
 	@touch $@
 
 $(BUN):
@@ -67,7 +67,7 @@ run: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy arena_api arena_rating arena_app
+	$(VENV)/bin/mypy arena_api arena_rating arena_app clients/python/arena_client
 
 # The fast tier, for every change: lint, types, and tests/unit (pure rules, the services on
 # in-memory fakes of their ports, the read model's property test on the embedded PostgreSQL).
