@@ -48,9 +48,9 @@ class DroppingRelay:
     """Forwards loopback TCP connections to ``target``; ``cut_after`` bytes of an answer, it
     closes both sides at once, as a dropped network would."""
 
-    def __init__(self, target_port: int, cut_after: int | None = None) -> None:
+    def __init__(self, target_port: int, cut_after: int | None = None, port: int = 0) -> None:
         self.target_port, self.cut_after = target_port, cut_after
-        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener = socket.create_server(("127.0.0.1", port))
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self.cuts = 0
         threading.Thread(target=self._accept, daemon=True).start()

@@ -24,7 +24,7 @@ from arena_client import (
     Token,
 )
 from e2e.client.conftest import TOKEN, DroppingRelay
-from tests.support import ProductProcess
+from tests.support import ProductProcess, free_port
 
 pytestmark = [pytest.mark.slow]
 
@@ -112,6 +112,11 @@ async def test_a_dropped_stream_and_an_opt_in_retry(
     guarded_product: ProductProcess,
     relay_to: Callable[[int], DroppingRelay],
 ) -> None:
+    async with AsyncArena(f"http://127.0.0.1:{free_port()}") as nowhere:
+        with pytest.raises(ConnectionLost) as refused:
+            await nowhere.health()
+        assert refused.value.code == "connect_failed"
+
     relay = relay_to(1_500)
     async with AsyncArena(relay.url) as arena:
         round_ = await arena.round("Explain vector clocks")

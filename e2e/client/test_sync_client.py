@@ -29,7 +29,7 @@ from arena_client import (
     Unauthorized,
 )
 from e2e.client.conftest import TOKEN, DroppingRelay
-from tests.support import ProductProcess
+from tests.support import ProductProcess, free_port
 
 pytestmark = [pytest.mark.slow]
 
@@ -262,3 +262,24 @@ def test_a_token_is_sent_and_a_429_is_waited_out_only_when_asked(
         rounds = [arena.round(f"Patient question {i}").wait() for i in range(5)]
         assert all(r.finished for r in rounds)
         assert time.monotonic() - started >= 1.0  # five rounds at two a second: waited
+
+
+def test_a_refused_connection_is_retried_only_when_asked(client_product: ProductProcess) -> None:
+    port = free_port()
+    with Arena(f"http://127.0.0.1:{port}") as arena, pytest.raises(ConnectionLost) as refused:
+        arena.health()
+    assert refused.value.code == "connect_failed"
+
+    # The arena comes back (a restart) while the client waits between its tries.
+    relays: list[DroppingRelay] = []
+    back = threading.Timer(
+        0.5, lambda: relays.append(DroppingRelay(client_product.port, port=port))
+    )
+    back.start()
+    try:
+        with Arena(f"http://127.0.0.1:{port}", retry=Retry(attempts=8, backoff=0.2)) as arena:
+            assert arena.round("Asked while the arena restarts").wait().finished
+    finally:
+        back.join()
+        for relay in relays:
+            relay.close()

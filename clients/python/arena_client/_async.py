@@ -28,6 +28,7 @@ from arena_client._wire import (
     control_outcome,
     new_session,
     ops,
+    transport_error,
 )
 from arena_client.errors import ArenaError, ConnectionLost, error_from_answer
 
@@ -350,16 +351,15 @@ class AsyncArena:
             try:
                 response = await self._client.send(request, stream=True)
             except httpx.TransportError as exc:
-                raise ConnectionLost(
-                    f"{request.method} {request.url.path}: {exc}", code="connection_failed"
-                ) from exc
-            if response.status_code < 400:
-                return response
-            try:
-                body = await response.aread()
-                error = error_from_answer(response.status_code, response.headers, body)
-            finally:
-                await response.aclose()
+                error: ArenaError = transport_error(request, exc)
+            else:
+                if response.status_code < 400:
+                    return response
+                try:
+                    body = await response.aread()
+                    error = error_from_answer(response.status_code, response.headers, body)
+                finally:
+                    await response.aclose()
             wait = self.retry.wait(error, attempt) if self.retry else None
             if wait is None:
                 raise error

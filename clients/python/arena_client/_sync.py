@@ -27,6 +27,7 @@ from arena_client._wire import (
     control_outcome,
     new_session,
     ops,
+    transport_error,
 )
 from arena_client.errors import ArenaError, ConnectionLost, error_from_answer
 
@@ -343,15 +344,16 @@ class Arena:
             try:
                 response = self._client.send(request, stream=True)
             except httpx.TransportError as exc:
-                raise ConnectionLost(
-                    f"{request.method} {request.url.path}: {exc}", code="connection_failed"
-                ) from exc
-            if response.status_code < 400:
-                return response
-            try:
-                error = error_from_answer(response.status_code, response.headers, response.read())
-            finally:
-                response.close()
+                error: ArenaError = transport_error(request, exc)
+            else:
+                if response.status_code < 400:
+                    return response
+                try:
+                    error = error_from_answer(
+                        response.status_code, response.headers, response.read()
+                    )
+                finally:
+                    response.close()
             wait = self.retry.wait(error, attempt) if self.retry else None
             if wait is None:
                 raise error

@@ -38,6 +38,9 @@ Votes = Literal["human", "judge", "all"]
 Outcome = Literal["left", "right", "both_good", "both_bad", "skip"]
 Slot = Literal["A", "B"]
 
+#: The code of a ``ConnectionLost`` whose request never reached the server.
+CONNECT_FAILED = "connect_failed"
+
 #: The header that carries a round's ``matchup_started`` (minus ``type``) before its stream.
 MATCHUP_HEADER = "x-arena-matchup"
 
@@ -66,18 +69,21 @@ class Call(Generic[T]):
 
 @dataclass(frozen=True)
 class Retry:
-    """Opt-in retries of answers that say "not now" (429 and 503, which start nothing on the
-    server): wait what ``Retry-After`` asks (else an exponential backoff with jitter), at most
-    ``max_wait`` seconds a time, and give up after ``attempts`` tries in all."""
+    """Opt-in retries of what started nothing on the server: answers that say "not now" (429
+    and 503) and, with ``connect``, a connection that could not be opened (a server
+    restarting). Waits what ``Retry-After`` asks (else an exponential backoff with jitter), at
+    most ``max_wait`` seconds a time, and gives up after ``attempts`` tries in all."""
 
     attempts: int = 4
     max_wait: float = 60.0
     backoff: float = 0.5
     statuses: frozenset[int] = frozenset({429, 503})
+    connect: bool = True
 
     def wait(self, error: ArenaError, attempt: int) -> float | None:
         """Seconds to wait before try ``attempt + 1`` after ``error``; ``None``: give up."""
-        if error.status not in self.statuses or attempt >= self.attempts:
+        again = error.status in self.statuses or (self.connect and error.code == CONNECT_FAILED)
+        if not again or attempt >= self.attempts:
             return None
         asked = error.retry_after
         if asked is None:
@@ -300,6 +306,16 @@ class RoundView:
     @property
     def finished(self) -> bool:
         return self._state.finished
+
+
+def transport_error(request: Any, exc: Exception) -> ConnectionLost:
+    """The ``ConnectionLost`` of an httpx transport failure of ``request``."""
+    import httpx
+
+    code = CONNECT_FAILED if isinstance(exc, httpx.ConnectError) else "connection_failed"
+    error = ConnectionLost(f"{request.method} {request.url.path}: {exc}", code=code)
+    error.__cause__ = exc
+    return error
 
 
 def client_headers(token: str | None) -> dict[str, str]:
