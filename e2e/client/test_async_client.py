@@ -95,13 +95,38 @@ async def test_reads_suites_and_export(
         await (await (await arena.round("Prove that sqrt(2) is irrational")).wait()).vote("left")
         board = await arena.leaderboard(votes="all")
         assert sum(e.total_votes for e in board.models) > 0
-        assert (await arena.analytics.summary()).total_votes > 0
-        assert (await arena.analytics.rating_history(points=5)).models is not None
+        reads = arena.analytics
+        assert (await reads.summary()).total_votes > 0
+        assert (await reads.categories(votes="all")).categories is not None
+        assert (await reads.head_to_head(category="math")).pairs is not None
+        assert (await reads.model_metrics()).models
+        assert (await reads.activity(bucket="hour")).bucket == "hour"
+        assert (await reads.cost(bucket="month")).bucket == "month"
+        assert (await reads.style_control()).models is not None
+        assert (await reads.rating_history(points=5)).models is not None
+        assert (await reads.reasons()).reasons is not None
+        assert (await reads.judge_agreement()).n >= 0
+        assert (await arena.vote_reasons()).reasons
+        assert (await arena.health()).status == "ok"
+        assert (await arena.models()).data
+
+        played = await (await arena.round("What is a functor?")).wait()
+        token = played.started.matchup_token or ""
+        assert (await arena.vote(played.matchup_id, token, "both_good")).accepted
+        stop = {"type": "stop", "matchupId": played.matchup_id}
+        assert await arena.control(stop) is False
+
         progress: list[int] = []
         run = await arena.suites.run(
             "example", progress=lambda r: progress.append(r.completed), poll=0.2, timeout=300
         )
         assert run.status == "done" and progress[-1] == run.total
+        assert "example" in [s.name for s in (await arena.suites.list()).suites]
+        assert (await arena.suites.get(run.run_id)).status == "done"
+        assert run.run_id in {r.run_id for r in (await arena.suites.runs()).runs}
+        assert (await arena.suites.diff(run.run_id, run.run_id)).a is not None
+        with pytest.raises(Conflict):
+            await arena.suites.resume(run.run_id)
     async with AsyncArena(guarded_product.url, TOKEN, retry=True) as arena:
         rows = [row async for row in arena.export()]
         assert all("outcome" in row for row in rows)
