@@ -98,7 +98,7 @@ integration-omniarena: setup
 	ARENA_OMNIARENA_DIR="$(OMNIARENA_DIR)" $(PY) -m pytest e2e/omniarena -p no:cacheprovider
 
 # Every benchmark prints its figures beside a baseline measured in the same run (several minutes).
-BENCHMARKS := startup arena_stream relay_http join_overhead protocol_framing openwebui_front ui_latency rate_limit cluster matchmaker_cost images
+BENCHMARKS := startup arena_stream relay_http join_overhead protocol_framing openwebui_front ui_latency rate_limit cluster matchmaker_cost images python_client
 bench: setup /usr/bin/chromium /usr/bin/redis-server
 	@for name in $(BENCHMARKS); do echo "== benchmarks/$$name.py"; $(PY) benchmarks/$$name.py || exit 1; done
 

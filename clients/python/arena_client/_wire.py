@@ -107,36 +107,35 @@ class SseDecoder:
 
     def __init__(self) -> None:
         self._buffer = b""
+        self._after_cr = False
         self._event = ""
         self._data: list[str] = []
 
     def feed(self, chunk: bytes) -> list[tuple[str, str]]:
-        self._buffer += chunk
+        buffer = self._buffer + chunk
+        if self._after_cr and buffer.startswith(b"\n"):
+            buffer = buffer[1:]  # the rest of a \r\n whose \r ended the last chunk
+        self._after_cr = False
+        if b"\r" in buffer:
+            # Line ends may be \r\n or \r alone.
+            self._after_cr = buffer.endswith(b"\r")
+            buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        *lines, self._buffer = buffer.split(b"\n")
         out: list[tuple[str, str]] = []
-        while True:
-            cut = min(
-                (i for i in (self._buffer.find(b"\n"), self._buffer.find(b"\r")) if i >= 0),
-                default=-1,
-            )
-            if cut < 0:
-                return out
-            # \r\n is one line end (the \r may arrive alone: wait for the next byte).
-            if self._buffer[cut : cut + 1] == b"\r" and cut + 1 == len(self._buffer):
-                return out
-            step = 2 if self._buffer[cut : cut + 2] == b"\r\n" else 1
-            line = self._buffer[:cut].decode("utf-8", "replace")
-            self._buffer = self._buffer[cut + step :]
-            if not line:
+        for raw in lines:
+            if not raw:
                 if self._data:
                     out.append((self._event or "message", "\n".join(self._data)))
                 self._event, self._data = "", []
                 continue
-            name, _, value = line.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if name == "event":
-                self._event = value
-            elif name == "data":
+            name, _, value = raw.decode("utf-8", "replace").partition(":")
+            if value.startswith(" "):
+                value = value[1:]
+            if name == "data":
                 self._data.append(value)
+            elif name == "event":
+                self._event = value
+        return out
 
 
 def read_event(name: str, data: str) -> m.NativeEvent | None:
