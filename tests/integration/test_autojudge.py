@@ -4,6 +4,7 @@ and a restart in the middle neither judges a matchup twice nor skips one."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -25,9 +26,19 @@ async def _judged(arena: Arena) -> int:
     return int(await arena.scalar("SELECT count(*) FROM judge_verdicts"))
 
 
-async def _wait_for(arena: Arena, count: int, timeout_s: float = 20) -> int:
+async def _finished(arena: Arena) -> int:
+    """Matchups whose claim is marked done: a step after its verdict is stored."""
+    return int(await arena.scalar("SELECT count(*) FROM autojudge_claims WHERE done"))
+
+
+async def _wait_for(
+    arena: Arena,
+    count: int,
+    timeout_s: float = 20,
+    counted: Callable[[Arena], Awaitable[int]] = _judged,
+) -> int:
     deadline = asyncio.get_running_loop().time() + timeout_s
-    while (judged := await _judged(arena)) < count:
+    while (judged := await counted(arena)) < count:
         if asyncio.get_running_loop().time() > deadline:
             break
         await asyncio.sleep(0.05)
@@ -48,6 +59,8 @@ async def test_shadow_matchups_are_judged_in_the_background_and_a_restart_resume
 
     async with serve_arena(db, database_url, tmp_path, **env) as arena:
         after_restart = await _wait_for(arena, ROUNDS)
+        # The worker marks a claim done once the verdict is stored, in a step of its own.
+        await _wait_for(arena, ROUNDS, counted=_finished)
         verdicts = await arena.rows(
             "SELECT v.matchup_id, count(*) AS n, bool_and(v.source = 'autojudge') AS auto "
             "FROM judge_verdicts v GROUP BY v.matchup_id"
