@@ -81,8 +81,13 @@ async def test_the_panel_says_how_to_get_verdicts_then_shows_the_agreement(
     await _show(page, "judge-agreement-empty")
 
     client = httpx.AsyncClient(base_url=product.url, timeout=60)
-    await _judge_votes(client, 6)
-    await asyncio.to_thread(_arena, product.env, "rate")
+    # The judge's board orders the models once its votes are not all ties, on random pairs:
+    # a few more rounds until it does (tau is None while either board is one tie).
+    for _ in range(5):
+        await _judge_votes(client, 6)
+        await asyncio.to_thread(_arena, product.env, "rate")
+        if (await client.get("/api/arena/analytics/judge-agreement")).json()["tau"] is not None:
+            break
     done = await asyncio.to_thread(
         _arena, product.env, "judge", "backfill", "--limit", "150", "--yes"
     )
