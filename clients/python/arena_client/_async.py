@@ -111,7 +111,9 @@ class AsyncRound(RoundView):
         has ended; the answer reveals both models."""
         if not self._state.finished:
             await self.wait()
-        reveal = await self._arena._send(ops.vote(self.started, outcome, reasons))
+        reveal = await self._arena._send(
+            ops.vote(self.matchup_id, self.started.matchup_token, outcome, reasons)
+        )
         self.reveal = reveal
         return reveal
 
@@ -119,7 +121,7 @@ class AsyncRound(RoundView):
         """Have the arena's judge model vote on this round; its verdict and the reveal."""
         if not self._state.finished:
             await self.wait()
-        reveal = await self._arena._send(ops.judge(self.started))
+        reveal = await self._arena._send(ops.judge(self.matchup_id, self.started.matchup_token))
         self.reveal = reveal
         return reveal
 
@@ -376,9 +378,7 @@ class AsyncArena:
         try:
             return call.read(await response.aread())
         except httpx.TransportError as exc:
-            raise ConnectionLost(
-                f"{call.method} {call.path}: {exc}", code="connection_failed"
-            ) from exc
+            raise transport_error(response.request, exc) from exc
         finally:
             await response.aclose()
 
@@ -455,14 +455,7 @@ class AsyncArena:
         reasons: Iterable[str] | None = None,
     ) -> m.VoteReveal:
         """Vote on a round known by its id and token (``AsyncRound.vote`` for one of yours)."""
-        started = m.MatchupStarted(
-            matchup_id=matchup_id,
-            matchup_token=token,
-            slots=["A", "B"],
-            mode="matchup",
-            votable=True,
-        )
-        return await self._send(ops.vote(started, outcome, reasons))
+        return await self._send(ops.vote(matchup_id, token, outcome, reasons))
 
     # -- reads -----------------------------------------------------------------------------------
     async def matchup(self, matchup_id: str | uuid.UUID) -> m.MatchupView:

@@ -110,7 +110,9 @@ class Round(RoundView):
         has ended; the answer reveals both models."""
         if not self._state.finished:
             self.wait()
-        reveal = self._arena._send(ops.vote(self.started, outcome, reasons))
+        reveal = self._arena._send(
+            ops.vote(self.matchup_id, self.started.matchup_token, outcome, reasons)
+        )
         self.reveal = reveal
         return reveal
 
@@ -118,7 +120,7 @@ class Round(RoundView):
         """Have the arena's judge model vote on this round; its verdict and the reveal."""
         if not self._state.finished:
             self.wait()
-        reveal = self._arena._send(ops.judge(self.started))
+        reveal = self._arena._send(ops.judge(self.matchup_id, self.started.matchup_token))
         self.reveal = reveal
         return reveal
 
@@ -370,9 +372,7 @@ class Arena:
         try:
             return call.read(response.read())
         except httpx.TransportError as exc:
-            raise ConnectionLost(
-                f"{call.method} {call.path}: {exc}", code="connection_failed"
-            ) from exc
+            raise transport_error(response.request, exc) from exc
         finally:
             response.close()
 
@@ -449,14 +449,7 @@ class Arena:
         reasons: Iterable[str] | None = None,
     ) -> m.VoteReveal:
         """Vote on a round known by its id and token (``Round.vote`` for one of yours)."""
-        started = m.MatchupStarted(
-            matchup_id=matchup_id,
-            matchup_token=token,
-            slots=["A", "B"],
-            mode="matchup",
-            votable=True,
-        )
-        return self._send(ops.vote(started, outcome, reasons))
+        return self._send(ops.vote(matchup_id, token, outcome, reasons))
 
     # -- reads -----------------------------------------------------------------------------------
     def matchup(self, matchup_id: str | uuid.UUID) -> m.MatchupView:

@@ -7,6 +7,7 @@ rule (a path, a parameter, how an answer is read) is written once here for both.
 
 from __future__ import annotations
 
+import base64
 import collections
 import json
 import random
@@ -16,10 +17,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Literal, TypeVar
 
+import httpx
 from pydantic import BaseModel, ValidationError
 
 from arena_client import models as m
-from arena_client.errors import ArenaError, ConnectionLost, RoundFailed
+from arena_client.errors import ArenaError, ConnectionLost, ControlRefused, RoundFailed
 
 __all__ = [
     "Call",
@@ -307,10 +309,8 @@ class RoundView:
         return self._state.finished
 
 
-def transport_error(request: Any, exc: Exception) -> ConnectionLost:
+def transport_error(request: httpx.Request, exc: Exception) -> ConnectionLost:
     """The ``ConnectionLost`` of an httpx transport failure of ``request``."""
-    import httpx
-
     code = CONNECT_FAILED if isinstance(exc, httpx.ConnectError) else "connection_failed"
     error = ConnectionLost(f"{request.method} {request.url.path}: {exc}", code=code)
     error.__cause__ = exc
@@ -329,8 +329,6 @@ def client_headers(token: str | None) -> dict[str, str]:
 
 def control_outcome(reply: Mapping[str, Any]) -> bool:
     """Whether a control reply says yes; raises ``ControlRefused`` for an error frame."""
-    from arena_client.errors import ControlRefused
-
     if reply.get("type") == "error":
         raise ControlRefused(str(reply.get("message")), code="control_malformed")
     ok = bool(reply.get("ok", reply.get("accepted", False)))
@@ -355,8 +353,6 @@ def _params(**values: object) -> dict[str, str]:
 
 def _image(image: bytes | str | Mapping[str, str]) -> dict[str, str]:
     """An image of a prompt: raw bytes, an http(s) URL or data URL, or the wire form."""
-    import base64
-
     if isinstance(image, bytes):
         return {"data": base64.b64encode(image).decode("ascii")}
     if isinstance(image, str):
@@ -364,7 +360,7 @@ def _image(image: bytes | str | Mapping[str, str]) -> dict[str, str]:
     return dict(image)
 
 
-class ops:  # noqa: N801 - a namespace of request builders
+class ops:
     """Every operation's ``Call``."""
 
     @staticmethod
@@ -398,30 +394,26 @@ class ops:  # noqa: N801 - a namespace of request builders
 
     @staticmethod
     def vote(
-        started: m.MatchupStarted, outcome: Outcome, reasons: Iterable[str] | None
+        matchup_id: str, token: str | None, outcome: Outcome, reasons: Iterable[str] | None
     ) -> Call[m.VoteReveal]:
-        if not started.matchup_token:
+        if not token:
             raise ArenaError("This round takes no vote (it has no vote token)", code="not_votable")
-        body: dict[str, Any] = {
-            "matchupId": started.matchup_id,
-            "matchupToken": started.matchup_token,
-            "vote": outcome,
-        }
+        body: dict[str, Any] = {"matchupId": matchup_id, "matchupToken": token, "vote": outcome}
         if reasons:
             body["reasons"] = list(reasons)
         return Call("POST", "/api/arena/vote", m.VoteReveal, body=body)
 
     @staticmethod
-    def judge(started: m.MatchupStarted) -> Call[m.JudgeReveal]:
-        if not started.matchup_token:
+    def judge(matchup_id: str, token: str | None) -> Call[m.JudgeReveal]:
+        if not token:
             raise ArenaError(
                 "This round cannot be judged (it has no vote token)", code="not_votable"
             )
         return Call(
             "POST",
-            f"/api/arena/matchups/{started.matchup_id}/judge",
+            f"/api/arena/matchups/{matchup_id}/judge",
             m.JudgeReveal,
-            body={"matchupToken": started.matchup_token},
+            body={"matchupToken": token},
         )
 
     @staticmethod
