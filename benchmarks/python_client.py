@@ -19,7 +19,6 @@ import asyncio
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -29,11 +28,9 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena_api.db.engine import embedded_postgres  # noqa: E402
+from arena_api.roster import load_roster  # noqa: E402
 from arena_client import Arena, AsyncArena  # noqa: E402
-from benchmarks.arena_stream import SECRET  # noqa: E402
-from benchmarks.relay_http import process  # noqa: E402
-from tests.support import free_port  # noqa: E402
+from benchmarks.relay_http import arena_server  # noqa: E402
 
 PROMPT = "Explain consistent hashing to a new engineer."
 
@@ -128,24 +125,13 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=120)
     parser.add_argument("--concurrency", type=int, default=20)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, embedded_postgres(Path(tmp) / "pg") as pg:
-        port = free_port()
-        env = {
-            "DATABASE_URL": pg.url,
-            "MATCHUP_TOKEN_SECRET": SECRET,
-            "ARENA_DATA_DIR": tmp,
-            "ARENA_RATING_WORKER": "off",
-            "ARENA_MOCK_PROVIDER": "1",
-            "ARENA_MOCK_TOKENS": str(args.tokens),
-            "ARENA_MOCK_TOKENS_PER_SECOND": "0",
-            "ARENA_RATE_LIMIT": "",
-            "PORT": str(port),
-            "LOG_LEVEL": "warning",
-        }
-        url = f"http://127.0.0.1:{port}"
-        command = [sys.executable, "-m", "arena_api", "serve"]
-        with process(command, env, url + "/health", timeout=300):
-            figures = measure(url, args.rounds, args.concurrency)
+    env = {
+        "ARENA_MOCK_PROVIDER": "1",
+        "ARENA_MOCK_TOKENS": str(args.tokens),
+        "ARENA_MOCK_TOKENS_PER_SECOND": "0",
+    }
+    with arena_server(None, load_roster(ROOT / "models.yaml"), env) as (url, _):
+        figures = measure(url, args.rounds, args.concurrency)
 
     print(
         f"a played round (stream of {args.tokens} tokens a slot, then the vote), "
