@@ -92,15 +92,14 @@ async def desktop(browser: Browser) -> AsyncIterator[Page]:
 
 @pytest.fixture
 async def phone(browser: Browser) -> AsyncIterator[Page]:
-    context = await browser.new_context(
+    async with watched_page(
+        browser,
         viewport={"width": 390, "height": 844},
         device_scale_factor=2,
         is_mobile=True,
         has_touch=True,
-    )
-    page = await context.new_page()
-    yield page
-    await context.close()
+    ) as page:
+        yield page
 
 
 async def test_pasted_dropped_and_picked_images_are_answered_and_linked_in_the_conversation(
