@@ -45,6 +45,7 @@ from arena_api.core.records import (
     StoredAnswer,
     TurnRecord,
 )
+from arena_api.core.refresh import Refreshed
 from arena_api.core.sides import OUTCOME_COUNTERS, SKIP, SLOT_PICKED, TIE_VOTES, side_counter
 from arena_api.core.style_features import SPREAD_COLUMNS, STYLE_SUM_KINDS
 from arena_api.db.answers import AnswerWriter
@@ -332,9 +333,7 @@ class PostgresRepository:
         self._engine = engine
         self._pool = pool
         self._answers = AnswerWriter(pool)
-        self._snapshot_ttl_s = snapshot_ttl_s
-        self._clock = clock
-        self._snapshot: tuple[float, MatchmakingSnapshot] | None = None
+        self._snapshot = Refreshed(self._read_snapshot, snapshot_ttl_s, clock.monotonic)
 
     async def enabled_models(self) -> list[ModelEntry]:
         return await list_enabled_models(self._engine)
@@ -531,9 +530,9 @@ class PostgresRepository:
         All come from small tables (``pair_outcome_stats``, ``model_ratings``), so the cost does
         not grow with the number of stored votes.
         """
-        now = self._clock.monotonic()
-        if self._snapshot is not None and now - self._snapshot[0] < self._snapshot_ttl_s:
-            return self._snapshot[1]
+        return await self._snapshot.get()
+
+    async def _read_snapshot(self) -> MatchmakingSnapshot:
         o = pair_outcome_stats.c
         lo = func.least(o.slot_a_model_id, o.slot_b_model_id)
         hi = func.greatest(o.slot_a_model_id, o.slot_b_model_id)
@@ -574,7 +573,6 @@ class PostgresRepository:
             ci_width={cast(uuid.UUID, r[0]): float(r[2]) for r in rated},
             rating={cast(uuid.UUID, r[0]): float(r[1]) for r in rated},
         )
-        self._snapshot = (now, snapshot)
         return snapshot
 
     async def last_rating_pass(self) -> RatingPassRecord | None:

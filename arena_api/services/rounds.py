@@ -84,6 +84,7 @@ from arena_api.core.records import (
     NewRound,
     check_votable,
 )
+from arena_api.core.refresh import Refreshed
 from arena_api.core.requests import ChatRequest, ImageBody, VoteRequest
 from arena_api.core.tokens import MatchupTokenService, TokenClaims, token_hash
 from arena_api.core.views import ReasonChoice, ReasonChoicesView, VoteReveal
@@ -213,8 +214,9 @@ class ArenaService:
         self._tokens = tokens
         self._policy = policy
         self._rng = rng or random.Random()
-        self._roster: tuple[float, list[ModelEntry]] | None = None
-        self._held_back: tuple[float, list[ModelWithStatus]] | None = None
+        # Every round asks; one read at a time, kept for ``roster_ttl_s``.
+        self._roster = Refreshed(self._playable, roster_ttl_s, clock.monotonic)
+        self._held_back = Refreshed(self._read_held_back, roster_ttl_s, clock.monotonic)
         self._default_model: ModelEntry | None = None
         self._join: Joiner = join or JoinBroker(window_s=0, max_pending=1)
         self._max_queued = max_queued_events
@@ -227,7 +229,6 @@ class ArenaService:
         #: Reaches rounds that other replicas run (``LocalRelay``: there are none).
         self._relay: ControlRelay = relay or LocalRelay()
         self._clock = clock
-        self._roster_ttl_s = roster_ttl_s
         #: Pauses a model that keeps failing from matchmaking (``ARENA_BREAKER_*``); this process's
         #: own view: each replica counts the answers it relays.
         self.breaker = breaker or CircuitBreaker(
@@ -295,29 +296,26 @@ class ArenaService:
     async def playable_roster(self, *, refresh: bool = False) -> list[ModelEntry]:
         """Enabled models whose provider is configured (others cannot answer); kept for
         ``roster_ttl_s``, as every round asks."""
-        now = self._clock.monotonic()
-        if refresh or self._roster is None or now - self._roster[0] > self._roster_ttl_s:
-            self._roster = (now, await self._playable())
-        return self._roster[1]
+        return await self._roster.get(refresh=refresh)
 
     def roster_changed(self) -> None:
         """The roster was edited: the next round reads it afresh, not after ``roster_ttl_s``."""
-        self._roster = None
-        self._held_back = None
+        self._roster.invalidate()
+        self._held_back.invalidate()
 
     async def held_back(self) -> list[ModelWithStatus]:
         """The paused and archived models, which no round draws or may name; read only when a
         request names a model the playable roster lacks (to say why), kept for
         ``roster_ttl_s`` like the roster."""
-        now = self._clock.monotonic()
-        if self._held_back is None or now - self._held_back[0] > self._roster_ttl_s:
-            self._held_back = (now, await self._repo.held_back_models())
-        return self._held_back[1]
+        return await self._held_back.get()
 
     async def usable_models(self) -> int:
         """How many models can answer now, read afresh: for the start's log and ``/health``,
         which must not hold an older roster for the rounds that follow."""
         return len(await self._playable())
+
+    async def _read_held_back(self) -> list[ModelWithStatus]:
+        return await self._repo.held_back_models()
 
     async def _playable(self) -> list[ModelEntry]:
         names = self._providers.names()
