@@ -3,6 +3,7 @@ browser, and the UI's sockets and feeds refused to anyone without a session."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import httpx
@@ -26,7 +27,8 @@ async def test_reflex_event_socket_refuses_a_browser_without_a_session(
         async with websockets.connect(url):
             pass
 
-    assert refused.value.response.status_code == 403
+    assert refused.value.response.status_code == 401
+    assert json.loads(refused.value.response.body)["code"] == "login_required"
 
 
 async def test_the_live_feed_and_the_ui_files_need_a_session(

@@ -226,12 +226,16 @@ class AccessControl:
     async def _refuse(
         self, scope: Scope, receive: Receive, send: Send, status: int, code: str
     ) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
-            return
         error = ArenaError(_MESSAGES[code], status=status, code=code)
-        request = Request(scope, receive)
-        if scope.get("path") == "/api/arena/chat":
+        if scope["type"] == "websocket":
+            # A socket refused before it is accepted gets the HTTP answer with the JSON error
+            # where the server can send one (the WebSocket denial response), so a client learns
+            # the code; else a close, which the server answers with a bare 403.
+            if "websocket.http.response" not in scope.get("extensions", {}):
+                await send({"type": "websocket.close", "code": 1008})
+                return
+        elif scope.get("path") == "/api/arena/chat":
+            request = Request(scope, receive)
             adapter = select(
                 request.query_params.get("protocol"), request.headers.get("accept")
             ).new_adapter()

@@ -264,6 +264,15 @@ def test_a_token_is_sent_and_a_429_is_waited_out_only_when_asked(
         assert time.monotonic() - started >= 1.0  # five rounds at two a second: waited
 
 
+def test_a_control_socket_without_a_token_is_refused_with_the_servers_code(
+    guarded_product: ProductProcess,
+) -> None:
+    """granian sends the edge's refusal as an HTTP answer (the WebSocket denial response)."""
+    with Arena(guarded_product.url) as anonymous, pytest.raises(Unauthorized) as refused:
+        anonymous.control({"type": "stop", "matchupId": str(uuid.uuid4())})
+    assert refused.value.status == 401 and refused.value.code == "unauthorized"
+
+
 def test_a_refused_connection_is_retried_only_when_asked(client_product: ProductProcess) -> None:
     port = free_port()
     with Arena(f"http://127.0.0.1:{port}") as arena, pytest.raises(ConnectionLost) as refused:

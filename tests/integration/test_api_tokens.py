@@ -96,7 +96,8 @@ async def test_the_control_socket_needs_a_token_too(
             await socket.send("{}")
             headed = json.loads(await socket.recv())
 
-    assert refused.value.response.status_code == 403
+    assert refused.value.response.status_code == 401
+    assert json.loads(refused.value.response.body)["code"] == "unauthorized"
     assert reply["type"] == "error" and headed["type"] == "error"  # answered: authenticated
 
 

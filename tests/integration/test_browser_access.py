@@ -80,7 +80,8 @@ async def test_a_socket_without_a_session_is_refused_at_its_handshake(
         async with websockets.connect(url):
             pass
 
-    assert refused.value.response.status_code == 403
+    assert refused.value.response.status_code == 401
+    assert json.loads(refused.value.response.body)["code"] == "login_required"
 
 
 async def test_the_control_socket_opens_with_a_session(arena: Arena) -> None:

@@ -33,7 +33,7 @@ from arena_client._websocket import (
     connect,
     encode_frame,
 )
-from arena_client.errors import ConnectionLost, Forbidden
+from arena_client.errors import ConnectionLost, Unauthorized
 from tests.integration.arena_harness import Arena, serve_arena
 from tests.support import parse_sse
 
@@ -272,14 +272,14 @@ async def test_a_silent_server_times_out_and_the_socket_stays_usable(
 async def test_a_handshake_without_a_token_is_refused(
     db: AsyncEngine, database_url: str, tmp_path: Path, mode: str
 ) -> None:
-    """The edge refuses a socket by closing it before it is accepted, which uvicorn answers
-    with a bare 403 (no JSON body, so no server code): ``Forbidden("http_403")``."""
+    """The edge refuses the socket with the HTTP answer of any refused request (the WebSocket
+    denial response): 401, the server's code and ``WWW-Authenticate``."""
     async with serve_arena(db, database_url, tmp_path, ARENA_API_TOKENS=TOKEN) as arena:
-        with pytest.raises(Forbidden) as refused:
+        with pytest.raises(Unauthorized) as refused:
             async with open_socket(arena.url, mode):
                 pass
 
-    assert refused.value.status == 403 and refused.value.code == "http_403"
+    assert refused.value.status == 401 and refused.value.code == "unauthorized"
 
 
 @pytest.mark.parametrize("mode", MODES)
