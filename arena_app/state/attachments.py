@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import reflex as rx
-from PIL import Image
 
 from arena_api.core.media import ImageCodec, ImageError, SanitizedImage
 from arena_app.backend import image_codec, services
@@ -57,6 +56,8 @@ class Attachment:
 def thumbnail(image: SanitizedImage) -> str:
     """A data URL of ``image`` at most ``THUMB_PX`` on a side (its first frame): PNG where it
     has transparency, JPEG otherwise, a few kilobytes either way."""
+    from PIL import Image  # at the first image, as the API's codec (``LazyPillowCodec``)
+
     with Image.open(io.BytesIO(image.data)) as picture:
         picture.seek(0)
         small = picture.convert("RGBA")
