@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["Refreshed"]
 
@@ -49,6 +49,9 @@ class Refreshed(Generic[T]):
                 return value
         if self._reading is None:
             self._reading = asyncio.ensure_future(self._read_once(self._generation))
+            # Every caller may have given up before a read fails: its error is theirs, not
+            # an "exception was never retrieved" in the log.
+            self._reading.add_done_callback(_retrieve)
         # Shielded: one caller that gives up (its request was cancelled) does not cancel the
         # read the others wait for.
         return await asyncio.shield(self._reading)
@@ -69,3 +72,8 @@ class Refreshed(Generic[T]):
         if generation == self._generation:
             self._value = (read_at, value)
         return value
+
+
+def _retrieve(read: asyncio.Future[Any]) -> None:
+    if not read.cancelled():
+        read.exception()

@@ -4,6 +4,7 @@ under way share it, a failed read or one started before an edit is not kept."""
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -118,3 +119,26 @@ async def test_a_caller_that_gives_up_does_not_cancel_the_shared_read() -> None:
     source.gate.set()
     assert await staying == "first"
     assert source.started == 1
+
+
+async def test_a_read_that_fails_after_every_caller_gave_up_is_not_logged_as_unretrieved() -> None:
+    clock, source = Clock(), Source()
+    cached = Refreshed(source.read, ttl_s=2.0, clock=clock)
+    loop = asyncio.get_running_loop()
+    reported: list[dict[str, object]] = []
+    previous = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: reported.append(context))
+    try:
+        source.fail = ConnectionError("database down")
+        source.gate.clear()
+        caller = asyncio.create_task(cached.get())
+        await source.entered.wait()
+        caller.cancel()
+        source.gate.set()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        del caller
+        gc.collect()
+    finally:
+        loop.set_exception_handler(previous)
+    assert reported == []
