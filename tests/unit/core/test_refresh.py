@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 
@@ -39,6 +41,14 @@ class Source:
             raise self.fail
         return value
 
+    async def held(self, calls: list[Coroutine[Any, Any, str]]) -> list[object]:
+        """Start ``calls`` while the read is held, then let it finish: their results."""
+        self.gate.clear()
+        tasks = [asyncio.create_task(call) for call in calls]
+        await self.entered.wait()
+        self.gate.set()
+        return await asyncio.gather(*tasks, return_exceptions=True)
+
 
 async def test_a_fresh_value_is_kept_and_a_stale_one_read_again() -> None:
     clock, source = Clock(), Source()
@@ -55,11 +65,7 @@ async def test_a_fresh_value_is_kept_and_a_stale_one_read_again() -> None:
 async def test_callers_during_a_read_share_it() -> None:
     clock, source = Clock(), Source()
     cached = Refreshed(source.read, ttl_s=2.0, clock=clock)
-    source.gate.clear()
-    callers = [asyncio.create_task(cached.get()) for _ in range(50)]
-    await asyncio.sleep(0)
-    source.gate.set()
-    assert await asyncio.gather(*callers) == ["first"] * 50
+    assert await source.held([cached.get() for _ in range(50)]) == ["first"] * 50
     assert source.started == 1
 
 
@@ -68,11 +74,7 @@ async def test_refresh_skips_the_kept_value_but_shares_a_read_under_way() -> Non
     cached = Refreshed(source.read, ttl_s=60.0, clock=clock)
     await cached.get()
     source.value = "second"
-    source.gate.clear()
-    forced = [asyncio.create_task(cached.get(refresh=True)) for _ in range(3)]
-    await asyncio.sleep(0)
-    source.gate.set()
-    assert await asyncio.gather(*forced) == ["second"] * 3
+    assert await source.held([cached.get(refresh=True) for _ in range(3)]) == ["second"] * 3
     assert source.started == 2
     assert await cached.get() == "second"
 
@@ -81,11 +83,7 @@ async def test_a_failed_read_reaches_every_waiter_and_is_not_kept() -> None:
     clock, source = Clock(), Source()
     cached = Refreshed(source.read, ttl_s=2.0, clock=clock)
     source.fail = ConnectionError("database down")
-    source.gate.clear()
-    callers = [asyncio.create_task(cached.get()) for _ in range(3)]
-    await asyncio.sleep(0)
-    source.gate.set()
-    results = await asyncio.gather(*callers, return_exceptions=True)
+    results = await source.held([cached.get() for _ in range(3)])
     assert all(isinstance(r, ConnectionError) for r in results)
     source.fail = None
     assert await cached.get() == "first"
