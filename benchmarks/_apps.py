@@ -3,19 +3,25 @@
 * ``arena_app``     the real API (``create_api``), configured from the environment.
 * ``baseline_app``  a bare sse-starlette endpoint streaming the same mock generator for two slots,
                     with no arena logic: no database, no plan, no token, no pydantic events.
+* ``relay_baseline_app``  the same with the answers read off a fake vendor on a real socket.
+* ``relay_minimal_app``   that relay plus the least an arena stores and serves per round.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
+import secrets
 import uuid
 from collections.abc import AsyncIterator
 
+import asyncpg
 from sse_starlette import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
+from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -29,8 +35,11 @@ def arena_app() -> ASGIApp:
     return create_api(load_settings(), standalone=True)
 
 
-async def _native_frames(answers: dict[str, AsyncIterator[str]]) -> AsyncIterator[bytes]:
-    """Both slots' texts merged as they come, framed with the native SSE event names."""
+async def _native_frames(
+    answers: dict[str, AsyncIterator[str]], kept: dict[str, list[str]] | None = None
+) -> AsyncIterator[bytes]:
+    """Both slots' texts merged as they come, framed with the native SSE event names; each text
+    is also appended to ``kept[slot]`` when given."""
     queue: asyncio.Queue[tuple[str, str | None]] = asyncio.Queue()
 
     async def pump(slot: str, texts: AsyncIterator[str]) -> None:
@@ -47,6 +56,8 @@ async def _native_frames(answers: dict[str, AsyncIterator[str]]) -> AsyncIterato
             if text is None:
                 live -= 1
                 continue
+            if kept is not None:
+                kept[slot].append(text)
             data = json.dumps({"type": "token", "slot": slot, "token": text}, separators=(",", ":"))
             yield f"event: token\ndata: {data}\n\n".encode()
         yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
@@ -112,3 +123,70 @@ def relay_baseline_app() -> ASGIApp:
         return EventSourceResponse(_native_frames(answers), ping=15)
 
     return Starlette(routes=[Route("/stream", stream, methods=["POST"])])
+
+
+def relay_minimal_app() -> ASGIApp:
+    """The least any arena does per round, on top of the bare relay: a round id and a vote token
+    sent first, both answers kept and written as one row when the round ends, and a vote
+    endpoint that checks the token and stores one vote per round. PostgreSQL at
+    ``RELAY_DATABASE_URL`` through one asyncpg pool; no plan, no roster, no events, no
+    middleware. It is a floor for an arena's cost on this machine, not a product."""
+    vendor = os.environ["RELAY_VENDOR_URL"].removeprefix("http://").split("/")[0]
+    host, port = vendor.split(":")
+    pool: asyncpg.Pool | None = None
+
+    async def database() -> asyncpg.Pool:
+        nonlocal pool
+        if pool is None:
+            created = await asyncpg.create_pool(os.environ["RELAY_DATABASE_URL"], max_size=20)
+            await created.execute(
+                "CREATE TABLE IF NOT EXISTS minimal_rounds (id uuid PRIMARY KEY, "
+                "token_hash bytea NOT NULL, prompt text NOT NULL, answer_a text NOT NULL, "
+                "answer_b text NOT NULL);"
+                "CREATE TABLE IF NOT EXISTS minimal_votes (round_id uuid PRIMARY KEY "
+                "REFERENCES minimal_rounds, vote text NOT NULL)"
+            )
+            pool = pool or created
+        return pool
+
+    async def frames(prompt: str) -> AsyncIterator[bytes]:
+        round_id, token = uuid.uuid4(), secrets.token_urlsafe(24)
+        started = {"type": "matchup_started", "matchupId": str(round_id), "matchupToken": token}
+        yield f"event: matchup_started\ndata: {json.dumps(started)}\n\n".encode()
+        answers = {slot: _vendor_tokens(host, int(port), f"vendor-{slot}") for slot in "AB"}
+        texts: dict[str, list[str]] = {"A": [], "B": []}
+        async for frame in _native_frames(answers, texts):
+            if not frame.startswith(b"event: matchup_"):
+                yield frame
+        await (await database()).execute(
+            "INSERT INTO minimal_rounds VALUES ($1, $2, $3, $4, $5)",
+            round_id,
+            hashlib.sha256(token.encode()).digest(),
+            prompt,
+            "".join(texts["A"]),
+            "".join(texts["B"]),
+        )
+        yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
+
+    async def stream(request: Request) -> EventSourceResponse:
+        return EventSourceResponse(frames((await request.json())["prompt"]), ping=15)
+
+    async def vote(request: Request) -> JSONResponse:
+        body = await request.json()
+        stored = await (await database()).fetchval(
+            "INSERT INTO minimal_votes SELECT id, $3 FROM minimal_rounds "
+            "WHERE id = $1 AND token_hash = $2 ON CONFLICT DO NOTHING RETURNING round_id",
+            uuid.UUID(body["matchupId"]),
+            hashlib.sha256(body["matchupToken"].encode()).digest(),
+            body["vote"],
+        )
+        if stored is None:
+            return JSONResponse({"code": "invalid_vote"}, status_code=409)
+        return JSONResponse({"ok": True})
+
+    return Starlette(
+        routes=[
+            Route("/stream", stream, methods=["POST"]),
+            Route("/api/arena/vote", vote, methods=["POST"]),
+        ]
+    )

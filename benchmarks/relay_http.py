@@ -20,6 +20,11 @@ Measured in the same run, in turn:
 * ``baseline``  a bare relay (``benchmarks._apps:relay_baseline_app``): sse-starlette relaying
                 the vendor with no arena logic. It shows the client and the vendor are not the
                 bottleneck: it must stay well above the servers;
+* ``minimal``   the least any arena does per round on top of that relay
+                (``benchmarks._apps:relay_minimal_app``): a round id and vote token sent first,
+                the round written as one row with both answers, the vote's own request checked
+                and stored, on an embedded PostgreSQL of its own. The ceiling an arena can reach
+                on this machine: its ratio to ``baseline`` bounds ``arena``'s;
 * ``arena``     our server as deployed: ``arena serve`` (rating process off) on an embedded
                 PostgreSQL of its own, whose processes are not counted in its CPU and memory
                 but in a column of their own; ``--workers 2`` runs two worker processes, which
@@ -50,7 +55,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,10 +143,14 @@ def _tree(root: psutil.Process) -> list[psutil.Process]:
 
 
 class Machine:
-    """The whole machine's CPU over a level: its busy share, and the ``postgres`` processes'."""
+    """The whole machine's CPU over a level: its busy share, the ``postgres`` processes', and
+    the rig's (this client and the processes in ``rig``, e.g. the fake vendor)."""
+
+    def __init__(self, rig: Sequence[int] = ()) -> None:
+        self._rig = [psutil.Process(), *(psutil.Process(pid) for pid in rig)]
 
     def __enter__(self) -> Machine:
-        self.start, self.database = psutil.cpu_times(), self._database()
+        self.start, self.database, self.rig = psutil.cpu_times(), self._database(), self._own()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -149,6 +158,10 @@ class Machine:
         total = sum(end) - sum(self.start)
         self.busy = 1 - (end.idle - self.start.idle) / total if total else 0.0
         self.database = self._database() - self.database
+        self.rig = self._own() - self.rig
+
+    def _own(self) -> float:
+        return sum(sum(proc.cpu_times()[:2]) for proc in self._rig)
 
     @staticmethod
     def _database() -> float:
@@ -235,6 +248,9 @@ class Level:
     #: process's CPU per round completed (ms): what the server's database costs beside it.
     machine_busy: float = 0.0
     database_ms: float = 0.0
+    #: The client's and the fake vendor's CPU per round completed (ms): what the rig itself
+    #: takes of the machine.
+    rig_ms: float = 0.0
     rounds: int = 0
 
 
@@ -319,24 +335,27 @@ def measure(
     vote: bool,
     headers: str = "",
     prompt: str = "Explain JWTs in simple terms",
+    rig: Sequence[int] = (),
 ) -> list[Level]:
     results = []
     asyncio.run(run_level(url, path, 4, 3, vote, headers, prompt))  # warm up
     for concurrency in levels:
         tree = ProcessTree(pid) if pid is not None else None
-        with tree or contextlib.nullcontext(), Machine() as machine:
+        with tree or contextlib.nullcontext(), Machine(rig) as machine:
             level = asyncio.run(run_level(url, path, concurrency, seconds, vote, headers, prompt))
         if tree is not None:
             level.peak_rss = tree.peak
             level.cpu_ms = 1000 * tree.cpu_s / max(level.rounds, 1)
         level.machine_busy = machine.busy
         level.database_ms = 1000 * machine.database / max(level.rounds, 1)
+        level.rig_ms = 1000 * machine.rig / max(level.rounds, 1)
         results.append(level)
         print(
             f"  {name:<9}{concurrency:>6}{level.rounds_per_s:>10.1f}"
             f"{_pct(level.ttft, 0.5):>9.2f}{_pct(level.ttft, 0.99):>9.2f}"
             f"{_pct(level.gaps, 0.5):>9.2f}{_pct(level.gaps, 0.99):>9.2f}"
             f"{level.peak_rss / 2**20:>9.0f}{level.cpu_ms:>8.2f}{level.database_ms:>7.2f}"
+            f"{level.rig_ms:>7.2f}"
             f"{100 * level.machine_busy:>6.0f}%{level.failed:>7}"
             + (f"   RSS MiB: {tree.breakdown()}" if tree is not None else ""),
             flush=True,
@@ -372,6 +391,22 @@ def arena_server(
             yield url, pid
 
 
+@contextlib.contextmanager
+def minimal_server(database_url: str | None, vendor_url: str) -> Iterator[tuple[str, int]]:
+    """The minimal arena under granian, on ``database_url`` or an embedded PostgreSQL of the
+    benchmark's own: (url, pid)."""
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        database = database_url or stack.enter_context(embedded_postgres(Path(tmp))).url
+        port = free_port()
+        env = {
+            "RELAY_VENDOR_URL": vendor_url,
+            "RELAY_DATABASE_URL": database.replace("+asyncpg", ""),
+        }
+        with process(granian_command("relay_minimal_app", port), env, None) as pid:
+            time.sleep(1.5)
+            yield f"http://127.0.0.1:{port}", pid
+
+
 def _ratios(figures: dict[str, list[Level]], ours: str, other: str) -> None:
     """Ours against the other server's figures of the same run, level by level."""
     if ours not in figures or other not in figures:
@@ -393,9 +428,11 @@ def _ratios(figures: dict[str, list[Level]], ours: str, other: str) -> None:
 
 _HEADER = (
     f"  {'server':<9}{'conc.':>6}{'rounds/s':>10}{'ttft p50':>9}{'ttft p99':>9}"
-    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'CPU ms':>8}{'DB ms':>7}{'busy':>7}{'failed':>7}"
+    f"{'gap p50':>9}{'gap p99':>9}{'RSS MiB':>9}{'CPU ms':>8}{'DB ms':>7}{'rig ms':>7}{'busy':>7}"
+    f"{'failed':>7}"
     "   (seconds; CPU ms: the server's user + system time per round completed; DB ms: every "
-    "PostgreSQL process's; busy: the machine's share of its cores in use)"
+    "PostgreSQL process's; rig ms: the client's and the fake vendor's; busy: the machine's share "
+    "of its cores in use)"
 )
 
 
@@ -432,7 +469,7 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
     vendor = [sys.executable, "-m", "benchmarks._vendor", "--port", str(vendor_port)]
     vendor += ["--rate", str(RATE), "--tokens", str(TOKENS)]
     figures: dict[str, list[Level]] = {}
-    with process(vendor, {}, None):
+    with process(vendor, {}, None) as vendor_pid:
         time.sleep(0.5)
         if "baseline" in only:
             port = free_port()
@@ -441,7 +478,26 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
                 time.sleep(1.5)
                 url = f"http://127.0.0.1:{port}"
                 figures["baseline"] = measure(
-                    "baseline", url, "/stream", pid, levels, args.seconds, vote=False
+                    "baseline",
+                    url,
+                    "/stream",
+                    pid,
+                    levels,
+                    args.seconds,
+                    vote=False,
+                    rig=[vendor_pid],
+                )
+        if "minimal" in only:
+            with minimal_server(args.database_url, vendor_url) as (url, pid):
+                figures["minimal"] = measure(
+                    "minimal",
+                    url,
+                    "/stream",
+                    pid,
+                    levels,
+                    args.seconds,
+                    vote=True,
+                    rig=[vendor_pid],
                 )
         if "arena" in only:
             env = provider_env(args.provider, vendor_url.removesuffix("/v1"))
@@ -451,16 +507,32 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
             ):
                 idle_rss("arena", pid)
                 figures["arena"] = measure(
-                    "arena", url, "/api/arena/chat", pid, levels, args.seconds, vote=True
+                    "arena",
+                    url,
+                    "/api/arena/chat",
+                    pid,
+                    levels,
+                    args.seconds,
+                    vote=True,
+                    rig=[vendor_pid],
                 )
         if seed_url and "seed" in only:
             if args.seed_pid is not None:
                 idle_rss("seed", args.seed_pid)
             figures["seed"] = measure(
-                "seed", seed_url, "/api/arena/chat", args.seed_pid, levels, args.seconds, vote=True
+                "seed",
+                seed_url,
+                "/api/arena/chat",
+                args.seed_pid,
+                levels,
+                args.seconds,
+                vote=True,
+                rig=[vendor_pid],
             )
     _ratios(figures, "arena", "seed")
     _ratios(figures, "arena", "baseline")
+    _ratios(figures, "minimal", "baseline")
+    _ratios(figures, "arena", "minimal")
 
 
 def run_mock(args: argparse.Namespace, levels: list[int], only: set[str]) -> None:
@@ -499,7 +571,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--levels", default=None, help="default 10,30,100,400; --mock: 1,16,64")
     parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--only", default="baseline,arena,seed")
+    parser.add_argument("--only", default="baseline,minimal,arena,seed")
     parser.add_argument("--mock", action="store_true", help="mock rounds instead of the relay")
     parser.add_argument(
         "--provider",
