@@ -125,12 +125,21 @@ def relay_baseline_app() -> ASGIApp:
     return Starlette(routes=[Route("/stream", stream, methods=["POST"])])
 
 
+MINIMAL_TABLES = (
+    "CREATE TABLE minimal_rounds (id uuid PRIMARY KEY, token_hash bytea NOT NULL, "
+    "prompt text NOT NULL, answer_a text NOT NULL, answer_b text NOT NULL);"
+    "CREATE TABLE minimal_votes (round_id uuid PRIMARY KEY REFERENCES minimal_rounds, "
+    "vote text NOT NULL)"
+)
+
+
 def relay_minimal_app() -> ASGIApp:
     """The least any arena does per round, on top of the bare relay: a round id and a vote token
     sent first, both answers kept and written as one row when the round ends, and a vote
     endpoint that checks the token and stores one vote per round. PostgreSQL at
     ``RELAY_DATABASE_URL`` through one asyncpg pool; no plan, no roster, no events, no
-    middleware. It is a floor for an arena's cost on this machine, not a product."""
+    middleware. It is a floor for an arena's cost on this machine, not a product. Its tables
+    are ``MINIMAL_TABLES``, made before it starts."""
     vendor = os.environ["RELAY_VENDOR_URL"].removeprefix("http://").split("/")[0]
     host, port = vendor.split(":")
     pool: asyncpg.Pool | None = None
@@ -139,13 +148,6 @@ def relay_minimal_app() -> ASGIApp:
         nonlocal pool
         if pool is None:
             created = await asyncpg.create_pool(os.environ["RELAY_DATABASE_URL"], max_size=20)
-            await created.execute(
-                "CREATE TABLE IF NOT EXISTS minimal_rounds (id uuid PRIMARY KEY, "
-                "token_hash bytea NOT NULL, prompt text NOT NULL, answer_a text NOT NULL, "
-                "answer_b text NOT NULL);"
-                "CREATE TABLE IF NOT EXISTS minimal_votes (round_id uuid PRIMARY KEY "
-                "REFERENCES minimal_rounds, vote text NOT NULL)"
-            )
             pool = pool or created
         return pool
 

@@ -46,8 +46,8 @@ from tests.support import free_port  # noqa: E402
 SECRET = "benchmark-secret-0123456789"
 
 
-def granian_command(factory: str, port: int) -> list[str]:
-    """``benchmarks._apps:<factory>`` under granian, one worker, on ``port``."""
+def granian_command(factory: str, port: int, workers: int = 1) -> list[str]:
+    """``benchmarks._apps:<factory>`` under granian, ``workers`` worker processes, on ``port``."""
     return [
         sys.executable,
         "-m",
@@ -56,7 +56,7 @@ def granian_command(factory: str, port: int) -> list[str]:
         "asgi",
         "--factory",
         "--workers",
-        "1",
+        str(workers),
         "--host",
         "127.0.0.1",
         "--port",

@@ -23,8 +23,9 @@ Measured in the same run, in turn:
 * ``minimal``   the least any arena does per round on top of that relay
                 (``benchmarks._apps:relay_minimal_app``): a round id and vote token sent first,
                 the round written as one row with both answers, the vote's own request checked
-                and stored, on an embedded PostgreSQL of its own. The ceiling an arena can reach
-                on this machine: its ratio to ``baseline`` bounds ``arena``'s;
+                and stored, on an embedded PostgreSQL of its own, with as many workers as ours.
+                The ceiling an arena can reach on this machine: its ratio to ``baseline`` bounds
+                ``arena``'s;
 * ``arena``     our server as deployed: ``arena serve`` (rating process off) on an embedded
                 PostgreSQL of its own, whose processes are not counted in its CPU and memory
                 but in a column of their own; ``--workers 2`` runs two worker processes, which
@@ -59,6 +60,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
 import httpx
 import psutil
 
@@ -67,6 +69,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena_api.db.engine import embedded_postgres  # noqa: E402
 from arena_api.roster import Roster, RosterModel  # noqa: E402
+from benchmarks._apps import MINIMAL_TABLES  # noqa: E402
 from benchmarks.arena_stream import SECRET, _pct, granian_command, stream_once  # noqa: E402
 from tests.support import RedisServer, free_port  # noqa: E402
 
@@ -391,18 +394,27 @@ def arena_server(
             yield url, pid
 
 
+async def _create_tables(database: str, tables: str) -> None:
+    connection = await asyncpg.connect(database)
+    try:
+        await connection.execute(tables)
+    finally:
+        await connection.close()
+
+
 @contextlib.contextmanager
-def minimal_server(database_url: str | None, vendor_url: str) -> Iterator[tuple[str, int]]:
-    """The minimal arena under granian, on ``database_url`` or an embedded PostgreSQL of the
-    benchmark's own: (url, pid)."""
+def minimal_server(
+    database_url: str | None, vendor_url: str, workers: int
+) -> Iterator[tuple[str, int]]:
+    """The minimal arena under granian (``workers`` processes: it keeps no state of its own), on
+    ``database_url`` or an embedded PostgreSQL of the benchmark's own: (url, pid)."""
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
         database = database_url or stack.enter_context(embedded_postgres(Path(tmp))).url
         port = free_port()
-        env = {
-            "RELAY_VENDOR_URL": vendor_url,
-            "RELAY_DATABASE_URL": database.replace("+asyncpg", ""),
-        }
-        with process(granian_command("relay_minimal_app", port), env, None) as pid:
+        database = database.replace("+asyncpg", "")
+        asyncio.run(_create_tables(database, MINIMAL_TABLES))
+        env = {"RELAY_VENDOR_URL": vendor_url, "RELAY_DATABASE_URL": database}
+        with process(granian_command("relay_minimal_app", port, workers), env, None) as pid:
             time.sleep(1.5)
             yield f"http://127.0.0.1:{port}", pid
 
@@ -488,7 +500,7 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
                     rig=[vendor_pid],
                 )
         if "minimal" in only:
-            with minimal_server(args.database_url, vendor_url) as (url, pid):
+            with minimal_server(args.database_url, vendor_url, args.workers) as (url, pid):
                 figures["minimal"] = measure(
                     "minimal",
                     url,
@@ -584,8 +596,8 @@ def main() -> None:
         "--workers",
         type=int,
         default=1,
-        help="our server's worker processes; more than one runs cluster mode on a redis-server "
-        "of the benchmark's own",
+        help="our server's worker processes (and the minimal arena's); more than one runs "
+        "cluster mode on a redis-server of the benchmark's own",
     )
     parser.add_argument(
         "--database-url",
