@@ -14,7 +14,9 @@ their reasons (``write_exclusions``).
 
 ``rating_lock`` takes a session-level PostgreSQL advisory lock for the whole pass, so a second
 rating process (another replica, or ``arena rate`` beside the embedded worker) either waits or
-skips its pass; two processes never interleave their writes.
+skips its pass; two processes never interleave their writes. It also shares the schema's lock
+(``SCHEMA_LOCK_KEY``) for the pass: a pass waits for a migration in progress (a rating service
+that starts beside a replica that is still migrating), and a migration for a pass.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from arena_api.core.populations import CATEGORY_BOARD, HISTORY_POPULATIONS, is_category_board
 from arena_api.db.tables import (
+    SCHEMA_LOCK_KEY,
     model_population_ratings,
     model_rating_history,
     model_ratings,
@@ -61,6 +64,7 @@ LOCK_POLL_S = 0.25
 @asynccontextmanager
 async def rating_lock(conn: AsyncConnection, *, wait_s: float = 0.0) -> AsyncIterator[bool]:
     """Hold the rating advisory lock on ``conn`` for the body; yields whether it was acquired.
+    Once it is, the schema's lock is shared too, which waits for a migration in progress.
 
     Parameters
     ----------
@@ -77,13 +81,21 @@ async def rating_lock(conn: AsyncConnection, *, wait_s: float = 0.0) -> AsyncIte
         if acquired or time.monotonic() >= deadline:
             break
         await asyncio.sleep(LOCK_POLL_S)
+    if not acquired:
+        yield False
+        return
+    shared = False
     try:
-        yield acquired
+        await conn.execute(select(func.pg_advisory_lock_shared(SCHEMA_LOCK_KEY)))
+        await conn.commit()
+        shared = True
+        yield True
     finally:
-        if acquired:
-            await conn.rollback()  # a failed pass may have left its transaction open
-            await conn.execute(select(func.pg_advisory_unlock(RATING_LOCK_KEY)))
-            await conn.commit()
+        await conn.rollback()  # a failed pass may have left its transaction open
+        if shared:
+            await conn.execute(select(func.pg_advisory_unlock_shared(SCHEMA_LOCK_KEY)))
+        await conn.execute(select(func.pg_advisory_unlock(RATING_LOCK_KEY)))
+        await conn.commit()
 
 
 async def _now(conn: AsyncConnection) -> datetime:

@@ -12,13 +12,15 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.db.revisions import current_revision, head_revision
+from arena_api.db.tables import SCHEMA_LOCK_KEY
 
 __all__ = ["alembic_config", "current_revision", "downgrade", "head_revision", "upgrade"]
 
 _ROOT = Path(__file__).resolve().parents[2]
-#: The advisory lock a migration holds: replicas that start together migrate one at a time (the
-#: later ones find the database at head and do nothing).
-_LOCK = 1095913027
+#: A migration holds the schema's lock exclusively: replicas that start together migrate one at
+#: a time (the later ones find the database at head and do nothing), and a rating pass in
+#: progress ends first.
+_LOCK = SCHEMA_LOCK_KEY
 
 
 def alembic_config() -> Config:

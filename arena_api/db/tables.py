@@ -41,6 +41,7 @@ from arena_api.core.sides import OUTCOME_COUNTERS, SKIP, VOTES, sql_labels
 from arena_api.core.style_features import spread_columns
 
 __all__ = [
+    "SCHEMA_LOCK_KEY",
     "category_cost_daily",
     "category_latency_buckets",
     "category_latency_values",
@@ -78,6 +79,13 @@ __all__ = [
     "turns",
     "vote_activity",
 ]
+
+#: The advisory lock of the schema itself. A migration holds it exclusively; a process that reads
+#: across tables at length outside the request path (a rating pass) holds it shared. Such a pass
+#: holds locks on several tables in one snapshot, and a migration altering one of them while
+#: waiting for another deadlocks with it: PostgreSQL then kills one side, perhaps the migration
+#: of a replica that is starting.
+SCHEMA_LOCK_KEY = 1095913027
 
 metadata = MetaData(
     naming_convention={

@@ -13,6 +13,7 @@ from sqlalchemy import RowMapping, Table, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from arena_api.db import tables
+from arena_api.db.tables import SCHEMA_LOCK_KEY
 from arena_rating import (
     SCALE,
     STYLE_FEATURES,
@@ -137,6 +138,41 @@ async def test_a_waiting_pass_runs_once_the_lock_is_released(db: AsyncEngine) ->
         await holder.execute(select(func.pg_advisory_unlock(RATING_LOCK_KEY)))
         report = await task
 
+    assert report.status == "rated"
+
+
+async def _waiting_for_the_schema(db: AsyncEngine) -> bool:
+    """Whether some session waits for a shared hold of the schema's lock (within 10 s)."""
+    waiting = text(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = :key "
+        "AND mode = 'ShareLock' AND NOT granted"
+    )
+    async with db.connect() as conn:
+        for _ in range(200):
+            if (await conn.execute(waiting, {"key": SCHEMA_LOCK_KEY})).scalar_one():
+                return True
+            await conn.rollback()
+            await asyncio.sleep(0.05)
+    return False
+
+
+async def test_a_pass_waits_for_a_migration_in_progress(db: AsyncEngine) -> None:
+    """A rating service started beside a replica that is still migrating reads nothing until
+    the migration ends: its snapshot's table locks against the migration's DDL would deadlock,
+    and PostgreSQL would kill one of them."""
+    await _arena(db, 3, 300, seed=78)
+    async with db.connect() as migration:
+        await migration.execute(select(func.pg_advisory_lock(SCHEMA_LOCK_KEY)))
+        await migration.commit()
+        task = asyncio.create_task(RatingWorker(db, SETTINGS).run_pass())
+
+        is_waiting = await _waiting_for_the_schema(db)
+        rated_meanwhile = await _rows(db, tables.model_ratings)
+        await migration.execute(select(func.pg_advisory_unlock(SCHEMA_LOCK_KEY)))
+        await migration.commit()
+        report = await task
+
+    assert is_waiting and not rated_meanwhile
     assert report.status == "rated"
 
 
