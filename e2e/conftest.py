@@ -270,15 +270,46 @@ async def watched_page(browser: Browser, **context: Any) -> AsyncIterator[Page]:
     assert not errors, f"browser console errors: {errors}"
 
 
+_FAILED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Iterator[pytest.TestReport]:
+    """Marks a test whose body failed, for its ``page`` to describe what the browser showed."""
+    report: pytest.TestReport = yield
+    if report.when == "call" and report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+async def _describe_failure(page: Page, request: pytest.FixtureRequest) -> None:
+    """What a failed test's page showed (its address, its text, a screenshot under
+    ``test-results/failed-*.png``) and the end of each product's log, printed into the report:
+    a failure in CI can then be read without running it again."""
+    name = request.node.name.replace("/", "_")[:120]
+    with contextlib.suppress(Exception):
+        ARTEFACTS.mkdir(exist_ok=True)
+        await page.screenshot(path=str(ARTEFACTS / f"failed-{name}.png"), full_page=True)
+    with contextlib.suppress(Exception):
+        text = await page.inner_text("body", timeout=2_000)
+        print(f"--- the page at {page.url} showed:\n{text[:3_000]}")
+    for value in request.node.funcargs.values():
+        if isinstance(value, ProductProcess) and value.log.exists():
+            print(f"--- the end of {value.url}'s log:\n{value.log.read_text()[-3_000:]}")
+
+
 @pytest.fixture
-async def page(browser: Browser) -> AsyncIterator[Page]:
-    """A fresh browser context per test (own storage), failing on any console error."""
+async def page(browser: Browser, request: pytest.FixtureRequest) -> AsyncIterator[Page]:
+    """A fresh browser context per test (own storage), failing on any console error. When the
+    test fails, what the page showed is printed into its report."""
     async with watched_page(
         browser,
         viewport={"width": 1400, "height": 900},
         permissions=["clipboard-read", "clipboard-write"],
     ) as page:
         yield page
+        if request.node.stash.get(_FAILED, False):
+            await _describe_failure(page, request)
 
 
 async def screenshot(page: Page, name: str) -> None:
