@@ -20,8 +20,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sqlalchemy import text
+from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncConnection
+
+from arena_api.db.tables import SCHEMA_LOCK_KEY
 
 __all__ = ["Fingerprint", "Refit", "RefitTrigger", "read_fingerprint"]
 
@@ -35,6 +37,10 @@ _FINGERPRINT = text(
 
 
 async def read_fingerprint(conn: AsyncConnection) -> Fingerprint:
+    """The fingerprint, once no migration is in progress: its statement reads two tables, and
+    holding one while a migration alters the other and waits for the first would deadlock. The
+    schema's lock is shared until ``conn``'s transaction ends."""
+    await conn.execute(select(func.pg_advisory_xact_lock_shared(SCHEMA_LOCK_KEY)))
     newest, counted = (await conn.execute(_FINGERPRINT)).one()
     return newest, int(counted)
 

@@ -25,6 +25,7 @@ from arena_rating import (
     create_rating_engine,
     fit_rao_kupper,
 )
+from arena_rating.trigger import read_fingerprint
 from arena_rating.writeback import RATING_LOCK_KEY
 from tests.integration.rating.votes import (
     constant_rows,
@@ -174,6 +175,25 @@ async def test_a_pass_waits_for_a_migration_in_progress(db: AsyncEngine) -> None
 
     assert is_waiting and not rated_meanwhile
     assert report.status == "rated"
+
+
+async def test_the_loops_look_for_new_votes_waits_for_a_migration_in_progress(
+    db: AsyncEngine,
+) -> None:
+    """The loop's fingerprint reads two tables in one statement, once a second: it waits too."""
+    await _arena(db, 3, 30, seed=79)
+    async with db.connect() as migration, db.connect() as loop:
+        await migration.execute(select(func.pg_advisory_lock(SCHEMA_LOCK_KEY)))
+        await migration.commit()
+        task = asyncio.create_task(read_fingerprint(loop))
+
+        is_waiting = await _waiting_for_the_schema(db)
+        await migration.execute(select(func.pg_advisory_unlock(SCHEMA_LOCK_KEY)))
+        await migration.commit()
+        newest, counted = await task
+
+    assert is_waiting
+    assert newest is not None and counted == 2 * 30  # each vote counts for both its models
 
 
 async def test_two_concurrent_processes_never_double_write(db: AsyncEngine) -> None:
