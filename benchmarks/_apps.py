@@ -126,10 +126,10 @@ def relay_baseline_app() -> ASGIApp:
 
 
 MINIMAL_TABLES = (
-    "CREATE TABLE minimal_rounds (id uuid PRIMARY KEY, token_hash bytea NOT NULL, "
+    "CREATE TABLE IF NOT EXISTS minimal_rounds (id uuid PRIMARY KEY, token_hash bytea NOT NULL, "
     "prompt text NOT NULL, answer_a text NOT NULL, answer_b text NOT NULL);"
-    "CREATE TABLE minimal_votes (round_id uuid PRIMARY KEY REFERENCES minimal_rounds, "
-    "vote text NOT NULL)"
+    "CREATE TABLE IF NOT EXISTS minimal_votes (round_id uuid PRIMARY KEY "
+    "REFERENCES minimal_rounds, vote text NOT NULL)"
 )
 
 
