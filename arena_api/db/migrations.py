@@ -17,10 +17,6 @@ from arena_api.db.tables import SCHEMA_LOCK_KEY
 __all__ = ["alembic_config", "current_revision", "downgrade", "head_revision", "upgrade"]
 
 _ROOT = Path(__file__).resolve().parents[2]
-#: A migration holds the schema's lock exclusively: replicas that start together migrate one at
-#: a time (the later ones find the database at head and do nothing), and a rating pass in
-#: progress ends first.
-_LOCK = SCHEMA_LOCK_KEY
 
 
 def alembic_config() -> Config:
@@ -36,13 +32,16 @@ async def _with_connection(engine: AsyncEngine, action: str, revision: str) -> N
         getattr(command, action)(config, revision)
 
     async with engine.connect() as connection:
-        await connection.execute(text(f"SELECT pg_advisory_lock({_LOCK})"))
+        # The schema's lock, exclusively: replicas that start together migrate one at a time
+        # (the later ones find the database at head and do nothing), and a rating pass in
+        # progress ends first.
+        await connection.execute(text(f"SELECT pg_advisory_lock({SCHEMA_LOCK_KEY})"))
         await connection.commit()
         try:
             await connection.run_sync(run)
             await connection.commit()
         finally:
-            await connection.execute(text(f"SELECT pg_advisory_unlock({_LOCK})"))
+            await connection.execute(text(f"SELECT pg_advisory_unlock({SCHEMA_LOCK_KEY})"))
             await connection.commit()
 
 

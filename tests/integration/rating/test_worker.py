@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import numpy as np
 import pytest
@@ -142,6 +143,17 @@ async def test_a_waiting_pass_runs_once_the_lock_is_released(db: AsyncEngine) ->
     assert report.status == "rated"
 
 
+@contextlib.asynccontextmanager
+async def _migrating(db: AsyncEngine) -> AsyncIterator[None]:
+    """A migration in progress, as far as the schema's lock says: held exclusively until exit."""
+    async with db.connect() as migration:
+        await migration.execute(select(func.pg_advisory_lock(SCHEMA_LOCK_KEY)))
+        await migration.commit()
+        yield
+        await migration.execute(select(func.pg_advisory_unlock(SCHEMA_LOCK_KEY)))
+        await migration.commit()
+
+
 async def _waiting_for_the_schema(db: AsyncEngine) -> bool:
     """Whether some session waits for a shared hold of the schema's lock (within 10 s)."""
     waiting = text(
@@ -162,16 +174,11 @@ async def test_a_pass_waits_for_a_migration_in_progress(db: AsyncEngine) -> None
     the migration ends: its snapshot's table locks against the migration's DDL would deadlock,
     and PostgreSQL would kill one of them."""
     await _arena(db, 3, 300, seed=78)
-    async with db.connect() as migration:
-        await migration.execute(select(func.pg_advisory_lock(SCHEMA_LOCK_KEY)))
-        await migration.commit()
+    async with _migrating(db):
         task = asyncio.create_task(RatingWorker(db, SETTINGS).run_pass())
-
         is_waiting = await _waiting_for_the_schema(db)
         rated_meanwhile = await _rows(db, tables.model_ratings)
-        await migration.execute(select(func.pg_advisory_unlock(SCHEMA_LOCK_KEY)))
-        await migration.commit()
-        report = await task
+    report = await task
 
     assert is_waiting and not rated_meanwhile
     assert report.status == "rated"
@@ -182,14 +189,10 @@ async def test_the_loops_look_for_new_votes_waits_for_a_migration_in_progress(
 ) -> None:
     """The loop's fingerprint reads two tables in one statement, once a second: it waits too."""
     await _arena(db, 3, 30, seed=79)
-    async with db.connect() as migration, db.connect() as loop:
-        await migration.execute(select(func.pg_advisory_lock(SCHEMA_LOCK_KEY)))
-        await migration.commit()
-        task = asyncio.create_task(read_fingerprint(loop))
-
-        is_waiting = await _waiting_for_the_schema(db)
-        await migration.execute(select(func.pg_advisory_unlock(SCHEMA_LOCK_KEY)))
-        await migration.commit()
+    async with db.connect() as loop:
+        async with _migrating(db):
+            task = asyncio.create_task(read_fingerprint(loop))
+            is_waiting = await _waiting_for_the_schema(db)
         newest, counted = await task
 
     assert is_waiting
