@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -142,16 +143,14 @@ def relay_minimal_app() -> ASGIApp:
     are ``MINIMAL_TABLES``, made before it starts."""
     vendor = os.environ["RELAY_VENDOR_URL"].removeprefix("http://").split("/")[0]
     host, port = vendor.split(":")
-    pool: asyncpg.Pool | None = None
 
-    async def database() -> asyncpg.Pool:
-        nonlocal pool
-        if pool is None:
-            created = await asyncpg.create_pool(os.environ["RELAY_DATABASE_URL"], max_size=20)
-            pool = pool or created
-        return pool
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.pool = await asyncpg.create_pool(os.environ["RELAY_DATABASE_URL"], max_size=20)
+        yield
+        await app.state.pool.close()
 
-    async def frames(prompt: str) -> AsyncIterator[bytes]:
+    async def frames(pool: asyncpg.Pool, prompt: str) -> AsyncIterator[bytes]:
         round_id, token = uuid.uuid4(), secrets.token_urlsafe(24)
         started = {"type": "matchup_started", "matchupId": str(round_id), "matchupToken": token}
         yield f"event: matchup_started\ndata: {json.dumps(started)}\n\n".encode()
@@ -160,7 +159,7 @@ def relay_minimal_app() -> ASGIApp:
         async for frame in _native_frames(answers, texts):
             if not frame.startswith(b"event: matchup_"):
                 yield frame
-        await (await database()).execute(
+        await pool.execute(
             "INSERT INTO minimal_rounds VALUES ($1, $2, $3, $4, $5)",
             round_id,
             hashlib.sha256(token.encode()).digest(),
@@ -171,11 +170,12 @@ def relay_minimal_app() -> ASGIApp:
         yield b'event: matchup_done\ndata: {"type":"matchup_done"}\n\n'
 
     async def stream(request: Request) -> EventSourceResponse:
-        return EventSourceResponse(frames((await request.json())["prompt"]), ping=15)
+        prompt = (await request.json())["prompt"]
+        return EventSourceResponse(frames(request.app.state.pool, prompt), ping=15)
 
     async def vote(request: Request) -> JSONResponse:
         body = await request.json()
-        stored = await (await database()).fetchval(
+        stored = await request.app.state.pool.fetchval(
             "INSERT INTO minimal_votes SELECT id, $3 FROM minimal_rounds "
             "WHERE id = $1 AND token_hash = $2 ON CONFLICT DO NOTHING RETURNING round_id",
             uuid.UUID(body["matchupId"]),
@@ -186,9 +186,8 @@ def relay_minimal_app() -> ASGIApp:
             return JSONResponse({"code": "invalid_vote"}, status_code=409)
         return JSONResponse({"ok": True})
 
-    return Starlette(
-        routes=[
-            Route("/stream", stream, methods=["POST"]),
-            Route("/api/arena/vote", vote, methods=["POST"]),
-        ]
-    )
+    routes = [
+        Route("/stream", stream, methods=["POST"]),
+        Route("/api/arena/vote", vote, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import signal
@@ -153,7 +154,7 @@ class Machine:
         self._rig = [psutil.Process(), *(psutil.Process(pid) for pid in rig)]
 
     def __enter__(self) -> Machine:
-        self.start, self.database, self.rig = psutil.cpu_times(), self._database(), self._own()
+        self.start, self.database, self.rig = psutil.cpu_times(), self._database(), self._rig_cpu()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -161,9 +162,9 @@ class Machine:
         total = sum(end) - sum(self.start)
         self.busy = 1 - (end.idle - self.start.idle) / total if total else 0.0
         self.database = self._database() - self.database
-        self.rig = self._own() - self.rig
+        self.rig = self._rig_cpu() - self.rig
 
-    def _own(self) -> float:
+    def _rig_cpu(self) -> float:
         return sum(sum(proc.cpu_times()[:2]) for proc in self._rig)
 
     @staticmethod
@@ -483,34 +484,18 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
     figures: dict[str, list[Level]] = {}
     with process(vendor, {}, None) as vendor_pid:
         time.sleep(0.5)
+        # Every server in turn, at the same levels, with the same rig beside it.
+        run = functools.partial(measure, levels=levels, seconds=args.seconds, rig=[vendor_pid])
         if "baseline" in only:
             port = free_port()
             env = {"RELAY_VENDOR_URL": vendor_url}
             with process(granian_command("relay_baseline_app", port), env, None) as pid:
                 time.sleep(1.5)
                 url = f"http://127.0.0.1:{port}"
-                figures["baseline"] = measure(
-                    "baseline",
-                    url,
-                    "/stream",
-                    pid,
-                    levels,
-                    args.seconds,
-                    vote=False,
-                    rig=[vendor_pid],
-                )
+                figures["baseline"] = run("baseline", url, "/stream", pid, vote=False)
         if "minimal" in only:
             with minimal_server(args.database_url, vendor_url, args.workers) as (url, pid):
-                figures["minimal"] = measure(
-                    "minimal",
-                    url,
-                    "/stream",
-                    pid,
-                    levels,
-                    args.seconds,
-                    vote=True,
-                    rig=[vendor_pid],
-                )
+                figures["minimal"] = run("minimal", url, "/stream", pid, vote=True)
         if "arena" in only:
             env = provider_env(args.provider, vendor_url.removesuffix("/v1"))
             with (
@@ -518,29 +503,11 @@ def run_relay(args: argparse.Namespace, levels: list[int], only: set[str]) -> No
                 arena_server(args.database_url, vendor_roster(args.provider), env) as (url, pid),
             ):
                 idle_rss("arena", pid)
-                figures["arena"] = measure(
-                    "arena",
-                    url,
-                    "/api/arena/chat",
-                    pid,
-                    levels,
-                    args.seconds,
-                    vote=True,
-                    rig=[vendor_pid],
-                )
+                figures["arena"] = run("arena", url, "/api/arena/chat", pid, vote=True)
         if seed_url and "seed" in only:
             if args.seed_pid is not None:
                 idle_rss("seed", args.seed_pid)
-            figures["seed"] = measure(
-                "seed",
-                seed_url,
-                "/api/arena/chat",
-                args.seed_pid,
-                levels,
-                args.seconds,
-                vote=True,
-                rig=[vendor_pid],
-            )
+            figures["seed"] = run("seed", seed_url, "/api/arena/chat", args.seed_pid, vote=True)
     _ratios(figures, "arena", "seed")
     _ratios(figures, "arena", "baseline")
     _ratios(figures, "minimal", "baseline")
